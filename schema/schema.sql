@@ -1,0 +1,229 @@
+-- GLLAM schema, version 1. Applied by initSchema(); every statement is idempotent.
+-- Times are INTEGER milliseconds since the Unix epoch (UTC). World time (valid_*) and system time
+-- (recorded_at / expired_at) are kept apart so "what did we believe on date D about time T" is a query.
+-- JSON columns hold text validated by the valibot schemas in src/memory/types.ts.
+-- Every memory row has a scope: users, agents or projects share one file without seeing each other.
+
+-- ---------------------------------------------------------------- system
+CREATE TABLE IF NOT EXISTS system_metadata (
+  key        TEXT PRIMARY KEY,               -- embedding_model_version, embedding_dims, schema_version, ...
+  value      TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+
+-- Resumable background work (taxonomy consolidation, re-embedding): where a job got to.
+CREATE TABLE IF NOT EXISTS maintenance_jobs (
+  id          INTEGER PRIMARY KEY,
+  kind        TEXT NOT NULL,                 -- consolidate_taxonomy | reembed | sleep_cycle | ...
+  scope       TEXT NOT NULL DEFAULT 'default',
+  params      TEXT NOT NULL DEFAULT '{}',    -- JSON
+  state       TEXT NOT NULL DEFAULT '{}',    -- JSON checkpoint
+  status      TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed')),
+  started_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL,
+  finished_at INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_maintenance_jobs_open ON maintenance_jobs(kind, status);
+
+-- ---------------------------------------------------------------- sources and trust
+-- A source is where a claim came from: a document type and, within it, an individual handle.
+-- The composite trust weight and its parts are stored so every resolution can be explained.
+CREATE TABLE IF NOT EXISTS sources (
+  id            TEXT PRIMARY KEY,
+  scope         TEXT NOT NULL DEFAULT 'default',
+  doc_type      TEXT NOT NULL,               -- jira_resolved, merged_pr, slack, email_thread, draft, ...
+  handle        TEXT NOT NULL DEFAULT '',    -- individual author within the container ('' = the container)
+  display_name  TEXT NOT NULL DEFAULT '',
+  role          TEXT NOT NULL DEFAULT '',    -- system_cicd, tech_lead, verified_engineer, ...
+  uri           TEXT NOT NULL DEFAULT '',
+  node_id       TEXT REFERENCES semantic_nodes(id),  -- the source's node in the graph, when it has one
+  trust_weight  INTEGER NOT NULL CHECK (trust_weight BETWEEN 10 AND 1000),
+  w_doc_type    INTEGER NOT NULL DEFAULT 0,
+  w_source      INTEGER NOT NULL DEFAULT 0,
+  dw_coherence  INTEGER NOT NULL DEFAULT 0,
+  dw_freshness  INTEGER NOT NULL DEFAULT 0,
+  authored_at   INTEGER,
+  metadata      TEXT NOT NULL DEFAULT '{}',
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL,
+  UNIQUE (scope, doc_type, handle)
+) STRICT;
+
+-- ---------------------------------------------------------------- semantic layer
+CREATE TABLE IF NOT EXISTS semantic_nodes (
+  id             TEXT PRIMARY KEY,
+  scope          TEXT NOT NULL DEFAULT 'default',
+  name           TEXT NOT NULL,
+  type           TEXT NOT NULL DEFAULT 'entity', -- entity types, plus contradiction | fallacy | category | source | event
+  aliases        TEXT NOT NULL DEFAULT '[]',     -- JSON array of strings
+  context_prompt TEXT NOT NULL DEFAULT '',
+  taxonomy_path  TEXT NOT NULL DEFAULT '/',
+  is_category    INTEGER NOT NULL DEFAULT 0 CHECK (is_category IN (0, 1)),
+  caveat_summary TEXT NOT NULL DEFAULT '',
+  valid_from     INTEGER,                        -- for event nodes: when it happened
+  valid_until    INTEGER,
+  metadata       TEXT NOT NULL DEFAULT '{}',     -- JSON (fallacy kind, contradiction status, ...)
+  created_at     INTEGER NOT NULL,
+  updated_at     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_semantic_nodes_name ON semantic_nodes(scope, name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS idx_semantic_nodes_type ON semantic_nodes(scope, type);
+-- Taxonomy prefix queries: range scans on the materialized path within a scope.
+CREATE INDEX IF NOT EXISTS idx_semantic_nodes_taxonomy ON semantic_nodes(scope, taxonomy_path);
+CREATE INDEX IF NOT EXISTS idx_semantic_nodes_uncategorized ON semantic_nodes(scope) WHERE taxonomy_path = '/' AND is_category = 0;
+
+CREATE TABLE IF NOT EXISTS semantic_links (
+  id               INTEGER PRIMARY KEY,
+  scope            TEXT NOT NULL DEFAULT 'default',
+  source_id        TEXT NOT NULL REFERENCES semantic_nodes(id),
+  target_id        TEXT NOT NULL REFERENCES semantic_nodes(id),
+  relationship     TEXT NOT NULL,
+  caveats          TEXT NOT NULL DEFAULT '',
+  conditions       TEXT NOT NULL DEFAULT '',
+  valid_from       INTEGER NOT NULL,            -- world time the fact starts to hold
+  valid_until      INTEGER,                     -- world time it stops holding (NULL = open)
+  recorded_at      INTEGER NOT NULL,            -- system time we learned it
+  expired_at       INTEGER,                     -- system time we stopped believing it (never deleted)
+  origin_source_id TEXT REFERENCES sources(id),
+  trust_weight     INTEGER NOT NULL DEFAULT 500 CHECK (trust_weight BETWEEN 10 AND 1000),
+  episode_id       INTEGER REFERENCES episodes(id),
+  superseded_by    INTEGER REFERENCES semantic_links(id),
+  end_reason       TEXT,                        -- superseded | succeeded | contradicted | invalidated | history
+  evidence_count   INTEGER NOT NULL DEFAULT 1,
+  metadata         TEXT NOT NULL DEFAULT '{}',  -- JSON: provenance of re-assertions, fallacy downgrades, ...
+  CHECK (valid_until IS NULL OR valid_until >= valid_from)
+) STRICT;
+-- Active links by source and relationship: the mutual-exclusion check on every addEdge.
+CREATE INDEX IF NOT EXISTS idx_semantic_links_active ON semantic_links(scope, source_id, relationship) WHERE expired_at IS NULL;
+CREATE INDEX IF NOT EXISTS idx_semantic_links_source ON semantic_links(source_id, relationship, valid_from);
+CREATE INDEX IF NOT EXISTS idx_semantic_links_target ON semantic_links(target_id, relationship);
+CREATE INDEX IF NOT EXISTS idx_semantic_links_origin ON semantic_links(origin_source_id);
+CREATE INDEX IF NOT EXISTS idx_semantic_links_episode ON semantic_links(episode_id) WHERE episode_id IS NOT NULL;
+
+-- ---------------------------------------------------------------- episodic layer
+CREATE TABLE IF NOT EXISTS sessions (
+  scope      TEXT NOT NULL DEFAULT 'default',
+  id         TEXT NOT NULL,
+  title      TEXT NOT NULL DEFAULT '',
+  started_at INTEGER,
+  ended_at   INTEGER,
+  source_id  TEXT REFERENCES sources(id),
+  metadata   TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(scope, started_at);
+
+CREATE TABLE IF NOT EXISTS episodes (
+  id           INTEGER PRIMARY KEY,
+  scope        TEXT NOT NULL DEFAULT 'default',
+  kind         TEXT NOT NULL DEFAULT 'turn' CHECK (kind IN ('turn', 'chunk')),
+  session_id   TEXT NOT NULL,
+  seq          INTEGER NOT NULL,
+  role         TEXT NOT NULL DEFAULT '',        -- user | assistant | system | ''
+  speaker      TEXT NOT NULL DEFAULT '',
+  content      TEXT NOT NULL CHECK (length(content) > 0),
+  occurred_at  INTEGER,
+  source_id    TEXT REFERENCES sources(id),
+  metadata     TEXT NOT NULL DEFAULT '{}',
+  content_hash TEXT NOT NULL,                   -- idempotent ingest
+  created_at   INTEGER NOT NULL,
+  UNIQUE (scope, content_hash),
+  FOREIGN KEY (scope, session_id) REFERENCES sessions(scope, id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes(scope, session_id, seq);
+CREATE INDEX IF NOT EXISTS idx_episodes_time ON episodes(scope, occurred_at);
+CREATE INDEX IF NOT EXISTS idx_episodes_created ON episodes(scope, created_at);
+
+-- Full-text index over episodes (external content, kept in step by triggers, porter stemming).
+CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
+  content, speaker,
+  content = 'episodes', content_rowid = 'id',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS episodes_fts_insert AFTER INSERT ON episodes BEGIN
+  INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_fts_delete AFTER DELETE ON episodes BEGIN
+  INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_fts_update AFTER UPDATE OF content, speaker ON episodes BEGIN
+  INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
+  INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+END;
+
+-- Which nodes an episode mentions (the deterministic entity linker's `mentioned_in` relation).
+CREATE TABLE IF NOT EXISTS episode_mentions (
+  episode_id INTEGER NOT NULL REFERENCES episodes(id),
+  node_id    TEXT NOT NULL REFERENCES semantic_nodes(id),
+  PRIMARY KEY (episode_id, node_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_episode_mentions_node ON episode_mentions(node_id, episode_id);
+
+CREATE TABLE IF NOT EXISTS episodic_summaries (
+  id         INTEGER PRIMARY KEY,
+  scope      TEXT NOT NULL DEFAULT 'default',
+  session_id TEXT NOT NULL,
+  summary    TEXT NOT NULL,
+  start_time INTEGER,
+  end_time   INTEGER,
+  metadata   TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_episodic_summaries_created ON episodic_summaries(scope, created_at);
+CREATE INDEX IF NOT EXISTS idx_episodic_summaries_window ON episodic_summaries(scope, start_time, end_time);
+CREATE INDEX IF NOT EXISTS idx_episodic_summaries_session ON episodic_summaries(scope, session_id);
+
+-- Extraction checkpoints: which sessions an extractor (model) has already turned into nodes and links.
+CREATE TABLE IF NOT EXISTS extracted_sessions (
+  scope        TEXT NOT NULL DEFAULT 'default',
+  session_id   TEXT NOT NULL,
+  extractor    TEXT NOT NULL,
+  node_count   INTEGER NOT NULL DEFAULT 0,
+  link_count   INTEGER NOT NULL DEFAULT 0,
+  extracted_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, session_id, extractor)
+) STRICT;
+
+-- ---------------------------------------------------------------- procedural layer
+CREATE TABLE IF NOT EXISTS procedural_knowledge (
+  id                 INTEGER PRIMARY KEY,
+  scope              TEXT NOT NULL DEFAULT 'default',
+  task_type          TEXT NOT NULL,
+  recipe             TEXT NOT NULL,
+  version            INTEGER NOT NULL DEFAULT 1,
+  is_golden          INTEGER NOT NULL DEFAULT 0 CHECK (is_golden IN (0, 1)),
+  helpful_count      INTEGER NOT NULL DEFAULT 0,
+  unhelpful_count    INTEGER NOT NULL DEFAULT 0,
+  times_applied      INTEGER NOT NULL DEFAULT 0,
+  taxonomy_path      TEXT NOT NULL DEFAULT '/',
+  pddl_action        TEXT,                      -- JSON {name, parameters, preconditions, effects} or NULL
+  created_at         INTEGER NOT NULL,
+  updated_at         INTEGER NOT NULL,
+  UNIQUE (scope, task_type)
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_procedural_rank ON procedural_knowledge(scope, helpful_count DESC, times_applied DESC);
+CREATE INDEX IF NOT EXISTS idx_procedural_taxonomy ON procedural_knowledge(scope, taxonomy_path);
+
+-- Every earlier version of a recipe, kept when upsertProceduralKnowledge bumps the version.
+CREATE TABLE IF NOT EXISTS procedural_versions (
+  procedure_id INTEGER NOT NULL REFERENCES procedural_knowledge(id),
+  version      INTEGER NOT NULL,
+  recipe       TEXT NOT NULL,
+  pddl_action  TEXT,
+  recorded_at  INTEGER NOT NULL,
+  PRIMARY KEY (procedure_id, version)
+) STRICT, WITHOUT ROWID;
+
+-- @vectors: created once the embedder's dimension is known ({{dims}} is substituted by initSchema).
+-- Cosine distance, so embedders that do not normalise their vectors rank correctly too.
+CREATE VIRTUAL TABLE IF NOT EXISTS semantic_embeddings USING vec0(
+  node_id TEXT PRIMARY KEY,
+  scope TEXT PARTITION KEY,
+  embedding float[{{dims}}] distance_metric=cosine
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS episode_vectors USING vec0(
+  episode_id INTEGER PRIMARY KEY,
+  scope TEXT PARTITION KEY,
+  embedding float[{{dims}}] distance_metric=cosine
+);

@@ -1,0 +1,63 @@
+/**
+ * Pure argv rewriting before citty sees it: the seed specification's spellings (`-seed`,
+ * `--recall "..."`) become subcommands, and global flags given before the subcommand move after it
+ * so every command parses them the same way.
+ */
+
+export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--config"];
+
+export function normalizeArgv(argv: string[]): string[] {
+  const args = [...argv];
+  const seedAt = args.findIndex((a) => a === "-seed" || a === "--seed");
+  if (seedAt >= 0) {
+    args.splice(seedAt, 1);
+    return hoistSubcommand(["seed", ...args]);
+  }
+  const recallAt = args.findIndex((a) => a === "-recall" || a === "--recall" || a.startsWith("--recall="));
+  if (recallAt >= 0) {
+    const flag = args[recallAt]!;
+    const inline = flag.includes("=") ? [flag.slice(flag.indexOf("=") + 1)] : [];
+    const taken = inline.length > 0 ? 1 : 2;
+    const query = inline.length > 0 ? inline : args.slice(recallAt + 1, recallAt + 2);
+    args.splice(recallAt, taken);
+    return ["recall", ...query, ...args.map((a) => (a === "-entity" ? "--entity" : a))];
+  }
+  return hoistSubcommand(args);
+}
+
+/** Moves leading global flags (and their values) behind the first positional, the subcommand. */
+function hoistSubcommand(args: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-") && args[i] !== "--") {
+    const flag = args[i]!;
+    leading.push(flag);
+    if (GLOBAL_VALUE_FLAGS.includes(flag) && i + 1 < args.length) leading.push(args[++i]!);
+    i++;
+  }
+  if (i >= args.length) return args;
+  return [args[i]!, ...leading, ...args.slice(i + 1)];
+}
+
+export type FlagSpec = { name: string; alias?: string | string[]; type?: string };
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The first flag a command does not declare, or undefined. Values of value flags are skipped. */
+export function findUnknownFlag(args: string[], specs: FlagSpec[]): string | undefined {
+  const known = new Map<string, FlagSpec>();
+  for (const spec of specs) {
+    const aliases = spec.alias === undefined ? [] : Array.isArray(spec.alias) ? spec.alias : [spec.alias];
+    for (const name of [spec.name, kebab(spec.name), ...aliases]) known.set(name, spec);
+  }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") return undefined;
+    if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) continue;
+    const name = arg.replace(/^--?/, "").split("=")[0]!;
+    const spec = known.get(name) ?? (name.startsWith("no-") && known.get(name.slice(3))?.type === "boolean" ? known.get(name.slice(3)) : undefined);
+    if (!spec) return arg.split("=")[0];
+    if ((spec.type === "string" || spec.type === "enum") && !arg.includes("=")) i++;
+  }
+  return undefined;
+}

@@ -1,0 +1,31 @@
+import { defineCommand } from "citty";
+import { GllamError } from "../../engine/errors.ts";
+import { parseInput } from "../../memory/parse.ts";
+import { TimestampSchema } from "../../memory/types.ts";
+import { formatRecallMarkdown } from "../../retrieval/format.ts";
+import { globalArgs, withEngine } from "../context.ts";
+
+const asList = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
+
+export const recallCommand = defineCommand({
+  meta: { name: "recall", description: "Recall what memory holds about a query and print the assembled context" },
+  args: {
+    query: { type: "positional", description: "What to recall (several words may follow unquoted)", required: true },
+    entity: { type: "string", description: "An entity the query is about (name, id or alias; repeatable)", valueHint: "name" },
+    k: { type: "string", description: "How many similar nodes to list (default 5)", valueHint: "n" },
+    scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
+    "as-of": { type: "string", description: "Read facts as they held at this date (ISO-8601)", valueHint: "date" },
+    json: { type: "boolean", description: "Print the result as JSON" },
+    ...globalArgs,
+  },
+  run: ({ args }) => {
+    const query = args._.join(" ");
+    const k = args.k === undefined ? undefined : Number(args.k);
+    if (k !== undefined && !Number.isInteger(k)) throw new GllamError("E_BAD_INPUT", `-k must be an integer, got ${args.k}`);
+    const asOf = args["as-of"] === undefined ? undefined : parseInput(TimestampSchema, args["as-of"], "--as-of");
+    return withEngine(args, { readOnly: true }, async (gllam) => {
+      const result = await gllam.recall(query, { entities: asList(args.entity), k, scope: args.scope, asOf });
+      console.log(args.json ? JSON.stringify(result, null, 2) : formatRecallMarkdown(result));
+    });
+  },
+});

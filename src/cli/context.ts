@@ -1,0 +1,50 @@
+import { createHttpEmbedder } from "../embed/http.ts";
+import type { Embedder } from "../embed/embedder.ts";
+import { readEnv } from "../config/env.ts";
+import { loadSystemPromptsConfig } from "../config/prompts.ts";
+import { Gllam } from "../engine/gllam.ts";
+
+/** Flags every command takes (seed names: --db, --embeddings-server). */
+export const globalArgs = {
+  db: { type: "string", description: "SQLite file (default: $DATABASE_PATH, else ./gllam.db)", valueHint: "path" },
+  "embeddings-server": {
+    type: "string",
+    description: "Embeddings server (llama.cpp or OpenAI-compatible; default: $EMBEDDINGS_SERVER, else the bundled model)",
+    valueHint: "url",
+  },
+  config: { type: "string", description: "Agentic memory config JSON (default: $GLLAM_CONFIG, else the shipped one)", valueHint: "path" },
+  debug: { type: "boolean", description: "Print stack traces on errors" },
+} as const;
+
+export type GlobalArgs = { db?: string; "embeddings-server"?: string; config?: string; debug?: boolean };
+
+function chooseEmbedder(args: GlobalArgs, env: ReturnType<typeof readEnv>): Embedder | undefined {
+  const url = args["embeddings-server"] ?? env.EMBEDDINGS_SERVER;
+  return url ? createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) : undefined;
+}
+
+/** Opens the engine the way every command does: flags over environment over defaults. */
+export async function openEngine(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }): Promise<Gllam> {
+  const env = readEnv();
+  const configPath = args.config ?? env.GLLAM_CONFIG;
+  const gllam = await Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
+    ...mode,
+    embedder: chooseEmbedder(args, env),
+    config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
+  });
+  const check = gllam.checkEmbeddingModelVersion();
+  if (check.drift) {
+    console.error(`warning: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; run \`gllam reembed\``);
+  }
+  return gllam;
+}
+
+/** Runs fn with an open engine and always closes it. */
+export async function withEngine<T>(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
+  const gllam = await openEngine(args, mode);
+  try {
+    return await fn(gllam);
+  } finally {
+    gllam.close();
+  }
+}

@@ -1,0 +1,78 @@
+import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import { version } from "../../package.json";
+import { describeError, GllamError } from "../engine/errors.ts";
+import { findUnknownFlag, normalizeArgv } from "./argv.ts";
+import { recallCommand } from "./commands/recall.ts";
+import { seedCommand } from "./commands/seed.ts";
+import { statsCommand } from "./commands/stats.ts";
+import { globalArgs } from "./context.ts";
+
+// citty types each command by its own args; the runner only needs them as a lookup table.
+type AnyCommand = CommandDef<any>;
+const subCommands: Record<string, AnyCommand> = { seed: seedCommand, recall: recallCommand, stats: statsCommand };
+
+export const mainCommand = defineCommand({
+  meta: { name: "gllam", version, description: "Local agentic memory: episodic, semantic and procedural memory in one SQLite file" },
+  args: { ...globalArgs },
+  subCommands,
+});
+
+const isHelp = (arg: string) => arg === "--help" || arg === "-h";
+
+function usageError(message: string): GllamError {
+  return new GllamError("E_USAGE", `${message} (see \`gllam --help\`)`);
+}
+
+/** The command a user named, and the arguments left for it. */
+function resolveCommand(args: string[]): { command: AnyCommand | undefined; rest: string[] } {
+  const [first, ...rest] = args;
+  if (first === undefined || first.startsWith("-")) return { command: undefined, rest: args };
+  if (first === "help") return { command: undefined, rest: rest.length > 0 ? [rest[0]!, "--help"] : ["--help"] };
+  const command = subCommands[first];
+  if (!command) throw usageError(`unknown command "${first}"`);
+  return { command, rest };
+}
+
+/** Runs the CLI; returns the exit code (0 ok, 1 error, 2 usage error). Errors are one line unless --debug. */
+export async function runCli(argv: string[]): Promise<number> {
+  const args = normalizeArgv(argv);
+  const debug = args.includes("--debug");
+  try {
+    let { command, rest } = resolveCommand(args);
+    if (!command && rest[0] === "--help" && rest.length === 2) ({ command, rest } = resolveCommand([rest[1]!, "--help"]));
+    const endOfFlags = rest.indexOf("--") < 0 ? rest.length : rest.indexOf("--");
+    if (!command) {
+      if (rest.length === 1 && (rest[0] === "--version" || rest[0] === "-v")) {
+        console.log(version);
+        return 0;
+      }
+      if (rest.length === 0 || rest.some(isHelp)) {
+        console.log(await renderUsage(mainCommand));
+        return 0;
+      }
+      throw usageError(`unknown flag ${rest[0]}`);
+    }
+    if (rest.slice(0, endOfFlags).some(isHelp)) {
+      console.log(await renderUsage(command, mainCommand));
+      return 0;
+    }
+    const specs = Object.entries((command.args ?? {}) as ArgsDef).map(([name, def]) => ({ name, ...def }));
+    const unknown = findUnknownFlag(rest, specs);
+    if (unknown) throw usageError(`unknown flag ${unknown} for \`gllam ${args[0]}\``);
+    await runCommand(command, { rawArgs: rest });
+    return 0;
+  } catch (error) {
+    return reportError(error, debug);
+  }
+}
+
+function reportError(error: unknown, debug: boolean): number {
+  if (error instanceof Error && error.name === "CLIError") error = usageError(error.message);
+  if (error instanceof GllamError) {
+    console.error(`gllam: ${error.message} [${error.code}]`);
+  } else {
+    console.error(`gllam: unexpected error: ${describeError(error)}${debug ? "" : " (--debug shows the stack trace)"}`);
+  }
+  if (debug && error instanceof Error && error.stack) console.error(error.stack);
+  return error instanceof GllamError && error.code === "E_USAGE" ? 2 : 1;
+}

@@ -1,0 +1,35 @@
+import * as v from "valibot";
+import { GllamError } from "../engine/errors.ts";
+import { describeIssues } from "../memory/parse.ts";
+
+const OptionalText = v.optional(v.pipe(v.string(), v.trim(), v.transform((s) => s || undefined)));
+const OptionalUrl = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.transform((s) => s || undefined),
+    v.check((s) => s === undefined || URL.canParse(s), "must be an http(s) URL"),
+  ),
+);
+
+/** The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY / GLLAM_CONFIG). */
+export const EnvSchema = v.object({
+  DATABASE_PATH: OptionalText,
+  EMBEDDINGS_SERVER: OptionalUrl,
+  EMBEDDINGS_MODEL: OptionalText,
+  EMBEDDINGS_API_KEY: OptionalText,
+  STRONG_TEXT_SERVER: OptionalUrl,
+  STRONG_LLM_MODEL: OptionalText,
+  FAST_TEXT_SERVER: OptionalUrl,
+  FAST_LLM_MODEL: OptionalText,
+  OPENROUTER_API_KEY: OptionalText,
+  FAST_DOWNWARD: OptionalText,
+  GLLAM_CONFIG: OptionalText,
+});
+export type GllamEnv = v.InferOutput<typeof EnvSchema>;
+
+export function readEnv(env: Record<string, string | undefined> = process.env): GllamEnv {
+  const parsed = v.safeParse(EnvSchema, env);
+  if (!parsed.success) throw new GllamError("E_CONFIG", `invalid environment: ${describeIssues(parsed.issues)}`);
+  return parsed.output;
+}

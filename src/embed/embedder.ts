@@ -1,0 +1,38 @@
+import { GllamError } from "../engine/errors.ts";
+
+/**
+ * Anything that turns texts into vectors. modelVersion names the vector space: vectors from two
+ * versions are never compared (drift detection). dims is 0 until a lazily probed embedder knows it.
+ */
+export interface Embedder {
+  readonly modelVersion: string;
+  readonly dims: number;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export async function embedOne(embedder: Embedder, text: string): Promise<Float32Array> {
+  const [vector] = await embedder.embed([text]);
+  if (!vector) throw new GllamError("E_EMBEDDER_RESPONSE", `${embedder.modelVersion} returned no vector`);
+  return vector;
+}
+
+/** Refuses empty texts up front: some models return garbage for them instead of failing. */
+export function assertEmbeddableTexts(texts: string[]): void {
+  const empty = texts.findIndex((text) => text.trim().length === 0);
+  if (empty >= 0) throw new GllamError("E_BAD_INPUT", `cannot embed an empty text (item ${empty})`);
+}
+
+/** Checks a batch of vectors: one per text, all of one finite dimension. */
+export function checkVectors(vectors: Float32Array[], count: number, who: string): number {
+  if (vectors.length !== count) {
+    throw new GllamError("E_EMBEDDER_RESPONSE", `${who} returned ${vectors.length} vectors for ${count} texts`);
+  }
+  const dims = vectors[0]?.length ?? 0;
+  for (const [i, vector] of vectors.entries()) {
+    if (vector.length === 0 || vector.length !== dims) {
+      throw new GllamError("E_EMBEDDER_RESPONSE", `${who} returned vector ${i} of length ${vector.length}, expected ${dims}`);
+    }
+    if (!vector.every(Number.isFinite)) throw new GllamError("E_EMBEDDER_RESPONSE", `${who} returned a non-finite value in vector ${i}`);
+  }
+  return dims;
+}

@@ -1,0 +1,37 @@
+/** Every failure GLLAM reports on purpose carries one of these codes. */
+export const ERROR_CODES = [
+  "E_BAD_INPUT", // malformed argument, query, file or record
+  "E_NOT_FOUND", // a named node, file or database does not exist
+  "E_NOT_SQLITE", // the file exists but is not a SQLite database
+  "E_SCHEMA_NEWER", // the database was written by a newer GLLAM
+  "E_CANNOT_OPEN", // the database file or its folder cannot be opened or created
+  "E_READ_ONLY", // a write was attempted through a read-only handle
+  "E_EXTENSION", // sqlite-vec could not be loaded
+  "E_EMBEDDER_UNREACHABLE", // an embeddings server did not answer
+  "E_EMBEDDER_RESPONSE", // an embeddings server answered with something unusable
+  "E_EMBEDDER", // the bundled model failed
+  "E_EMBEDDING_DRIFT", // stored vectors come from another model or dimension
+  "E_CONFIG", // configuration file or environment is invalid
+  "E_USAGE", // unknown command or flag
+] as const;
+
+export type GllamErrorCode = (typeof ERROR_CODES)[number];
+
+export class GllamError extends Error {
+  readonly code: GllamErrorCode;
+
+  constructor(code: GllamErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "GllamError";
+    this.code = code;
+  }
+}
+
+export function isGllamError(error: unknown, code?: GllamErrorCode): error is GllamError {
+  return error instanceof GllamError && (code === undefined || error.code === code);
+}
+
+/** The message of any thrown value, for wrapping foreign errors. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,82 @@
+import type { Database } from "bun:sqlite";
+import schemaSql from "../../schema/schema.sql" with { type: "text" };
+import { GllamError } from "./errors.ts";
+import { readMetadata, writeMetadata } from "./metadata.ts";
+
+/** The version schema/schema.sql creates; PRAGMA user_version records it in the file. */
+export const SCHEMA_VERSION = 1;
+/** PRAGMA application_id of every GLLAM file ("GLLM"), so foreign SQLite files are refused. */
+export const GLLAM_APPLICATION_ID = 0x474c4c4d;
+
+/**
+ * Upgrades from an older version. A fresh file gets schema.sql (always the latest full DDL) and
+ * skips these; a file at version v runs every migration above v, in order, in one transaction.
+ */
+type Migration = { version: number; up: (db: Database) => void };
+const MIGRATIONS: Migration[] = [];
+
+const VECTOR_MARKER = "-- @vectors";
+const [RELATIONAL_DDL, VECTOR_DDL] = splitSchema(schemaSql);
+
+function splitSchema(sql: string): [string, string] {
+  const at = sql.indexOf(VECTOR_MARKER);
+  if (at < 0) throw new GllamError("E_CONFIG", `schema.sql has no "${VECTOR_MARKER}" section`);
+  return [sql.slice(0, at), sql.slice(at)];
+}
+
+export function readSchemaVersion(db: Database): number {
+  return db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+}
+
+/** Creates or upgrades every table; safe to run any number of times, from several processes. */
+export function initSchema(db: Database): void {
+  db.transaction(() => {
+    const version = readSchemaVersion(db);
+    if (version > SCHEMA_VERSION) {
+      throw new GllamError("E_SCHEMA_NEWER", `schema version ${version} is newer than this gllam understands (${SCHEMA_VERSION})`);
+    }
+    if (version === 0) {
+      db.run(RELATIONAL_DDL);
+    } else {
+      for (const migration of MIGRATIONS) if (migration.version > version) migration.up(db);
+    }
+    if (version !== SCHEMA_VERSION) {
+      db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+      db.run(`PRAGMA application_id = ${GLLAM_APPLICATION_ID}`);
+      writeMetadata(db, "schema_version", String(SCHEMA_VERSION));
+    }
+    const dims = readMetadata(db, "embedding_dims");
+    if (dims) createVectorTables(db, Number(dims));
+  }).immediate();
+}
+
+/**
+ * Creates the vec0 tables for a dimension. The dimension is fixed per file: another one means the
+ * vectors come from another model, which only a re-embed may change.
+ */
+export function ensureVectorTables(db: Database, dims: number): void {
+  const stored = readMetadata(db, "embedding_dims");
+  if (stored !== undefined && Number(stored) === dims) return;
+  if (stored !== undefined) {
+    throw new GllamError(
+      "E_EMBEDDING_DRIFT",
+      `this database holds ${stored}-dimensional vectors; the embedder gives ${dims} (run \`gllam reembed\` or use the original embedder)`,
+    );
+  }
+  db.transaction(() => {
+    createVectorTables(db, dims);
+    writeMetadata(db, "embedding_dims", String(dims));
+  }).immediate();
+}
+
+function createVectorTables(db: Database, dims: number): void {
+  if (!Number.isInteger(dims) || dims <= 0 || dims > 8192) {
+    throw new GllamError("E_BAD_INPUT", `embedding dimension must be an integer in 1..8192, got ${dims}`);
+  }
+  db.run(VECTOR_DDL.replaceAll("{{dims}}", String(dims)));
+}
+
+/** Whether the vec0 tables exist yet (they appear with the first stored vector). */
+export function hasVectorTables(db: Database): boolean {
+  return db.query("SELECT 1 FROM sqlite_schema WHERE name = 'semantic_embeddings'").get() !== null;
+}

@@ -1,0 +1,20 @@
+/** GLLAM's public library API. */
+export { Gllam, type GllamOptions } from "./engine/gllam.ts";
+export { Store, type StoreOptions } from "./engine/store.ts";
+export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.ts";
+export { SCHEMA_VERSION } from "./engine/schema.ts";
+export type { CheckpointMode, CheckpointResult, WALCheckpointManager } from "./engine/wal.ts";
+export type { StoreStats } from "./engine/stats.ts";
+export type { Embedder } from "./embed/embedder.ts";
+export { createLocalModelEmbedder, LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION } from "./embed/local-model.ts";
+export { createHttpEmbedder, type HttpEmbedderOptions } from "./embed/http.ts";
+export { loadSystemPromptsConfig, defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "./config/prompts.ts";
+export { readEnv, type GllamEnv } from "./config/env.ts";
+export type { AddEdgeResult, DirectedLink } from "./semantic/links.ts";
+export type { UpsertNodeResult } from "./semantic/nodes.ts";
+export type { EmbeddingModelCheck } from "./semantic/node-vectors.ts";
+export { nodeEmbeddingText } from "./semantic/node-vectors.ts";
+export type { SeedReport } from "./semantic/sample.ts";
+export type { RecallOptions, RecallResult } from "./retrieval/recall.ts";
+export { formatRecallMarkdown } from "./retrieval/format.ts";
+export * from "./memory/types.ts";

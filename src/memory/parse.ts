@@ -1,0 +1,26 @@
+import * as v from "valibot";
+import { GllamError } from "../engine/errors.ts";
+
+/** Parses a boundary value, or throws E_BAD_INPUT naming the field and the problem. */
+export function parseInput<const S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  throw new GllamError("E_BAD_INPUT", `invalid ${what}: ${describeIssues(result.issues)}`);
+}
+
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => `${v.getDotPath(issue) ?? "(value)"}: ${issue.message}`)
+    .join("; ");
+}
+
+/** JSON columns come back as text; a corrupt value must not crash a read. */
+export function parseJsonColumn<T>(text: string | null, fallback: T): T {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}

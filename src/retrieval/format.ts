@@ -1,0 +1,47 @@
+import type { RecalledLink, RecalledNode, RecallResult } from "./recall.ts";
+
+/** YYYY-MM-DD in UTC: recall output is read by people and LLMs, and days are the useful grain. */
+export function formatDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function formatValidity(link: RecalledLink): string {
+  return link.validUntil === null ? `since ${formatDay(link.validFrom)}` : `${formatDay(link.validFrom)} to ${formatDay(link.validUntil)}`;
+}
+
+export function formatLink(link: RecalledLink, self: string): string {
+  const [from, to] = link.direction === "out" ? [self, link.otherName] : [link.otherName, self];
+  const parts = [`${from} **${link.relationship}** ${to}`];
+  if (link.caveats) parts.push(`caveat: ${link.caveats}`);
+  if (link.conditions) parts.push(`when: ${link.conditions}`);
+  const facts = [formatValidity(link), `trust ${link.trustWeight}`];
+  if (link.evidenceCount > 1) facts.push(`asserted ${link.evidenceCount}x`);
+  return `- ${parts.join(" — ")} (${facts.join(", ")}) [link ${link.id}]`;
+}
+
+function formatFocus({ node, matchedBy, links }: RecalledNode): string[] {
+  const lines = [`## ${node.name} (${node.type})`];
+  if (node.contextPrompt) lines.push(node.contextPrompt);
+  const facts = [`id ${node.id}`, matchedBy === "entity" ? "named in the query" : "nearest to the query"];
+  if (node.aliases.length > 0) facts.push(`aliases: ${node.aliases.join(", ")}`);
+  if (node.taxonomyPath !== "/") facts.push(`taxonomy: ${node.taxonomyPath}`);
+  lines.push(`_${facts.join(" · ")}_`);
+  if (node.caveatSummary) lines.push("", `Caveat summary: ${node.caveatSummary}`);
+  lines.push("", "### Links");
+  lines.push(...(links.length > 0 ? links.map((link) => formatLink(link, node.name)) : ["- (no active links)"]));
+  return lines;
+}
+
+/** The assembled context of a recall as Markdown: focus nodes with their links, then similar nodes. */
+export function formatRecallMarkdown(result: RecallResult): string {
+  const lines = [`# Memory for "${result.query}"`, ""];
+  for (const name of result.unresolvedEntities) lines.push(`> No node named "${name}" in scope ${result.scope}.`, "");
+  if (result.focus.length === 0) lines.push("_Nothing in memory matches this query._", "");
+  for (const focus of result.focus) lines.push(...formatFocus(focus), "");
+  if (result.similar.length > 0) {
+    lines.push("## Similar nodes");
+    result.similar.forEach((s, i) => lines.push(`${i + 1}. ${s.name} (${s.type}) — distance ${s.distance.toFixed(3)}`));
+    lines.push("");
+  }
+  return lines.join("\n");
+}
