@@ -23,20 +23,18 @@ function chooseEmbedder(args: GlobalArgs, env: ReturnType<typeof readEnv>): Embe
   return url ? createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) : undefined;
 }
 
-/** Opens the engine the way every command does: flags over environment over defaults. */
+/**
+ * Opens the engine the way every command does: flags over environment over defaults. A drifted
+ * embedder is not refused here: each operation that compares vectors refuses it with E_EMBEDDING_DRIFT.
+ */
 export async function openEngine(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }): Promise<Gllam> {
   const env = readEnv();
   const configPath = args.config ?? env.GLLAM_CONFIG;
-  const gllam = await Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
+  return Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
     ...mode,
     embedder: chooseEmbedder(args, env),
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
   });
-  const check = gllam.checkEmbeddingModelVersion();
-  if (check.drift) {
-    console.error(`warning: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; run \`gllam reembed\``);
-  }
-  return gllam;
 }
 
 /** Runs fn with an open engine and always closes it. */

@@ -19,6 +19,12 @@ export const mainCommand = defineCommand({
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";
 
+/** citty colours its usage text; a pipe or file gets it plain. */
+async function printUsage(command: AnyCommand, parent?: AnyCommand): Promise<void> {
+  const usage = await renderUsage(command, parent);
+  console.log(process.stdout.isTTY ? usage : Bun.stripANSI(usage));
+}
+
 function usageError(message: string): GllamError {
   return new GllamError("E_USAGE", `${message} (see \`gllam --help\`)`);
 }
@@ -27,7 +33,7 @@ function usageError(message: string): GllamError {
 function resolveCommand(args: string[]): { command: AnyCommand | undefined; rest: string[] } {
   const [first, ...rest] = args;
   if (first === undefined || first.startsWith("-")) return { command: undefined, rest: args };
-  if (first === "help") return { command: undefined, rest: rest.length > 0 ? [rest[0]!, "--help"] : ["--help"] };
+  if (first === "help") return rest[0] ? resolveCommand([rest[0], "--help"]) : { command: undefined, rest: ["--help"] };
   const command = subCommands[first];
   if (!command) throw usageError(`unknown command "${first}"`);
   return { command, rest };
@@ -38,8 +44,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const args = normalizeArgv(argv);
   const debug = args.includes("--debug");
   try {
-    let { command, rest } = resolveCommand(args);
-    if (!command && rest[0] === "--help" && rest.length === 2) ({ command, rest } = resolveCommand([rest[1]!, "--help"]));
+    const { command, rest } = resolveCommand(args);
     const endOfFlags = rest.indexOf("--") < 0 ? rest.length : rest.indexOf("--");
     if (!command) {
       if (rest.length === 1 && (rest[0] === "--version" || rest[0] === "-v")) {
@@ -47,13 +52,13 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       }
       if (rest.length === 0 || rest.some(isHelp)) {
-        console.log(await renderUsage(mainCommand));
+        await printUsage(mainCommand);
         return 0;
       }
       throw usageError(`unknown flag ${rest[0]}`);
     }
     if (rest.slice(0, endOfFlags).some(isHelp)) {
-      console.log(await renderUsage(command, mainCommand));
+      await printUsage(command, mainCommand);
       return 0;
     }
     const specs = Object.entries((command.args ?? {}) as ArgsDef).map(([name, def]) => ({ name, ...def }));

@@ -86,7 +86,7 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
   }
 
   return {
-    modelVersion: `http:${options.model || base}`,
+    modelVersion: `http:${options.model || base.replace(/^https?:\/\//, "")}`,
     get dims() {
       return dims;
     },

@@ -55,15 +55,15 @@ export function initSchema(db: Database): void {
  * vectors come from another model, which only a re-embed may change.
  */
 export function ensureVectorTables(db: Database, dims: number): void {
-  const stored = readMetadata(db, "embedding_dims");
-  if (stored !== undefined && Number(stored) === dims) return;
-  if (stored !== undefined) {
-    throw new GllamError(
-      "E_EMBEDDING_DRIFT",
-      `this database holds ${stored}-dimensional vectors; the embedder gives ${dims} (run \`gllam reembed\` or use the original embedder)`,
-    );
-  }
   db.transaction(() => {
+    const stored = readMetadata(db, "embedding_dims");
+    if (stored !== undefined && Number(stored) === dims) return;
+    if (stored !== undefined) {
+      throw new GllamError(
+        "E_EMBEDDING_DRIFT",
+        `this database holds ${stored}-dimensional vectors; the embedder gives ${dims} (run \`gllam reembed\` or use the original embedder)`,
+      );
+    }
     createVectorTables(db, dims);
     writeMetadata(db, "embedding_dims", String(dims));
   }).immediate();

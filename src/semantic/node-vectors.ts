@@ -40,11 +40,11 @@ export async function storeNodeEmbeddings(store: Store, embedder: Embedder, node
   if (missing.length > 0) throw new GllamError("E_NOT_FOUND", `no node ${missing.slice(0, 5).join(", ")}`);
   if (nodes.length === 0) return 0;
   const vectors = await embedder.embed(nodes.map(nodeEmbeddingText));
-  const dims = vectors[0]!.length;
   const db = store.db();
-  assertSameEmbeddingModel(db, embedder);
-  ensureVectorTables(db, dims);
+  // Checked inside the write transaction: another process may be storing vectors at the same time.
   store.transaction(() => {
+    assertSameEmbeddingModel(db, embedder);
+    ensureVectorTables(db, vectors[0]!.length);
     if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
     const remove = db.query("DELETE FROM semantic_embeddings WHERE node_id = ?");
     const insert = db.query("INSERT INTO semantic_embeddings (node_id, scope, embedding) VALUES (?, ?, ?)");

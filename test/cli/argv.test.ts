@@ -1,0 +1,39 @@
+import { describe, expect, test } from "bun:test";
+import { findUnknownFlag, normalizeArgv } from "../../src/cli/argv.ts";
+
+describe("normalizeArgv", () => {
+  test.each([
+    [["-seed"], ["seed"]],
+    [["--seed", "--db", "x.db"], ["seed", "--db", "x.db"]],
+    [["--db", "x.db", "-seed"], ["seed", "--db", "x.db"]],
+    [["--recall", "how to deploy caddy", "--entity", "caddy"], ["recall", "how to deploy caddy", "--entity", "caddy"]],
+    [["--embeddings-server", "http://h:8080", "--recall", "web server", "-entity", "caddy"], ["recall", "web server", "--embeddings-server", "http://h:8080", "--entity", "caddy"]],
+    [["--recall=web server"], ["recall", "web server"]],
+    [["--db", "x.db", "recall", "q"], ["recall", "--db", "x.db", "q"]],
+    [["--debug", "stats"], ["stats", "--debug"]],
+    [["stats", "--db", "x.db"], ["stats", "--db", "x.db"]],
+    [["--help"], ["--help"]],
+    [[], []],
+  ])("%j -> %j", (input, expected) => expect(normalizeArgv(input)).toEqual(expected));
+});
+
+describe("findUnknownFlag", () => {
+  const specs = [
+    { name: "db", type: "string" },
+    { name: "json", type: "boolean" },
+    { name: "k", type: "string" },
+    { name: "embeddings-server", type: "string" },
+    { name: "asOf", type: "string" },
+  ];
+  test.each([
+    [["q", "--db", "x.db", "--json"], undefined],
+    [["q", "--db=x.db", "-k", "3"], undefined],
+    [["q", "--no-json"], undefined],
+    [["q", "--as-of", "2024-01-01"], undefined],
+    [["q", "--db", "--jsn"], undefined], // --jsn is the value of --db
+    [["q", "--jsn"], "--jsn"],
+    [["q", "--bogus=1"], "--bogus"],
+    [["q", "--", "--anything"], undefined],
+    [["q", "-k", "-1"], undefined],
+  ])("%j -> %s", (args, expected) => expect(findUnknownFlag(args, specs)).toBe(expected));
+});

@@ -1,0 +1,169 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isGllamError, type GllamErrorCode } from "../../src/engine/errors.ts";
+import { Store } from "../../src/engine/store.ts";
+import { initSchema } from "../../src/engine/schema.ts";
+import { makeTempDir } from "../helpers.ts";
+
+const dir = makeTempDir();
+let n = 0;
+const freshPath = () => join(dir, `store-${++n}.db`);
+
+async function openInitialised(path = freshPath()): Promise<Store> {
+  const store = await Store.open(path);
+  initSchema(store.db());
+  return store;
+}
+
+const pragma = (db: Database, name: string) => Object.values(db.query(`PRAGMA ${name}`).get() as object)[0];
+
+describe("Store connections", () => {
+  test("the writer runs with the seed's pragmas", async () => {
+    const store = await openInitialised();
+    const db = store.db();
+    expect(pragma(db, "journal_mode")).toBe("wal");
+    expect(pragma(db, "synchronous")).toBe(1); // NORMAL
+    expect(pragma(db, "foreign_keys")).toBe(1);
+    expect(pragma(db, "busy_timeout")).toBe(5000);
+    expect(pragma(db, "wal_autocheckpoint")).toBe(1000);
+    store.close();
+  });
+
+  test("the read handle is query_only and refuses writes", async () => {
+    const store = await openInitialised();
+    const ro = store.dbRO();
+    expect(pragma(ro, "query_only")).toBe(1);
+    expect(pragma(ro, "busy_timeout")).toBe(5000);
+    expect(() => ro.run("INSERT INTO system_metadata (key, value, updated_at) VALUES ('x', 'y', 0)")).toThrow(/readonly|read-only/i);
+    expect(ro.query("SELECT count(*) AS n FROM system_metadata WHERE key = 'x'").get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  test("sqlite-vec is loaded on both handles", async () => {
+    const store = await openInitialised();
+    for (const db of [store.db(), store.dbRO()]) {
+      expect((db.query("SELECT vec_version() AS v").get() as { v: string }).v).toMatch(/^v\d+\.\d+\.\d+/);
+      const distance = db.query("SELECT vec_distance_cosine(vec_f32('[1, 0]'), vec_f32('[0, 1]')) AS d").get() as { d: number };
+      expect(distance.d).toBeCloseTo(1, 6);
+    }
+    store.close();
+  });
+
+  test("a transaction that throws leaves nothing behind", async () => {
+    const store = await openInitialised();
+    expect(() =>
+      store.transaction(() => {
+        store.db().run("INSERT INTO system_metadata (key, value, updated_at) VALUES ('a', 'b', 0)");
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(store.dbRO().query("SELECT count(*) AS n FROM system_metadata WHERE key = 'a'").get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  test("the reader sees what the writer committed", async () => {
+    const store = await openInitialised();
+    store.transaction(() => store.db().run("INSERT INTO system_metadata (key, value, updated_at) VALUES ('seen', '1', 0)"));
+    expect(store.dbRO().query("SELECT value FROM system_metadata WHERE key = 'seen'").get()).toEqual({ value: "1" });
+    store.close();
+  });
+
+  test("a read-only store has no writer", async () => {
+    const path = freshPath();
+    (await openInitialised(path)).close();
+    const store = await Store.open(path, { readOnly: true });
+    expect(store.readOnly).toBe(true);
+    expect(() => store.db()).toThrow(/read-only/);
+    store.close();
+  });
+});
+
+/** Snapshot of a file and its WAL companions, to prove a refused open changed nothing. */
+function snapshot(path: string) {
+  const isFile = existsSync(path) && statSync(path).isFile();
+  return {
+    bytes: isFile ? readFileSync(path).toString("base64") : null,
+    mtime: existsSync(path) ? statSync(path).mtimeMs : null,
+    wal: existsSync(`${path}-wal`),
+    shm: existsSync(`${path}-shm`),
+  };
+}
+
+type BadCase = { name: string; make: () => string; code: GllamErrorCode; message: RegExp; options?: { readOnly?: boolean } };
+
+const badCases: BadCase[] = [
+  {
+    name: "a text file",
+    make: () => {
+      const path = freshPath();
+      writeFileSync(path, "these are my notes, not a database\n".repeat(20));
+      return path;
+    },
+    code: "E_NOT_SQLITE",
+    message: /not a SQLite database/,
+  },
+  {
+    name: "a database from a newer schema version",
+    make: () => {
+      const path = freshPath();
+      const db = new Database(path);
+      db.run("PRAGMA application_id = 1196182605");
+      db.run("CREATE TABLE future (x)");
+      db.run("PRAGMA user_version = 99");
+      db.close();
+      return path;
+    },
+    code: "E_SCHEMA_NEWER",
+    message: /schema version 99/,
+  },
+  {
+    name: "another application's SQLite database",
+    make: () => {
+      const path = freshPath();
+      const db = new Database(path);
+      db.run("CREATE TABLE bookmarks (url TEXT)");
+      db.close();
+      return path;
+    },
+    code: "E_BAD_INPUT",
+    message: /another application/,
+  },
+  { name: "a folder that does not exist", make: () => join(dir, "missing", "x.db"), code: "E_CANNOT_OPEN", message: /does not exist/ },
+  {
+    name: "a folder",
+    make: () => {
+      const path = join(dir, `folder-${++n}`);
+      mkdirSync(path);
+      return path;
+    },
+    code: "E_CANNOT_OPEN",
+    message: /is not a file/,
+  },
+  // /proc refuses new files even to root, so this holds wherever the tests run.
+  { name: "a folder without write permission", make: () => "/proc/gllam-test.db", code: "E_CANNOT_OPEN", message: /cannot open \/proc\/gllam-test\.db/ },
+  { name: "a missing file opened read-only", make: () => freshPath(), code: "E_NOT_FOUND", message: /no database at/, options: { readOnly: true } },
+];
+
+describe("Store refuses bad files and changes nothing", () => {
+  test.each(badCases)("$name", async ({ make, code, message, options }) => {
+    const path = make();
+    const before = snapshot(path);
+    const error = await Store.open(path, options).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isGllamError(error, code)).toBe(true);
+    expect((error as Error).message).toMatch(message);
+    expect(snapshot(path)).toEqual(before);
+  });
+
+  test.skipIf(process.getuid?.() === 0)("a folder without write permission (non-root)", async () => {
+    const locked = join(dir, "locked");
+    mkdirSync(locked, { mode: 0o500 });
+    const error = await Store.open(join(locked, "x.db")).catch((e: unknown) => e);
+    expect(isGllamError(error, "E_CANNOT_OPEN")).toBe(true);
+    expect(existsSync(join(locked, "x.db"))).toBe(false);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, test } from "bun:test";
+import { isGllamError } from "../../src/engine/errors.ts";
+import { walSizeBytes } from "../../src/engine/wal.ts";
+import { makeTempDir, openTempGllam } from "../helpers.ts";
+
+const dir = makeTempDir();
+
+describe("WAL checkpoints", () => {
+  test("checkpointWAL(TRUNCATE) copies every frame back and empties the WAL", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.store.transaction(() => {
+      for (let i = 0; i < 200; i++) gllam.upsertNode({ id: `n${i}`, name: `Node ${i}`, contextPrompt: "x".repeat(500) });
+    });
+    expect(walSizeBytes(gllam.path)).toBeGreaterThan(0);
+    const result = gllam.checkpointWAL("TRUNCATE");
+    expect(result.busy).toBe(false);
+    expect(result.checkpointedPages).toBe(result.logPages);
+    expect(walSizeBytes(gllam.path)).toBe(0);
+    gllam.close();
+  });
+
+  test("an unknown mode is refused", async () => {
+    const gllam = await openTempGllam(dir);
+    let error: unknown;
+    try {
+      gllam.checkpointWAL("SOMETIMES" as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(isGllamError(error, "E_BAD_INPUT")).toBe(true);
+    gllam.close();
+  });
+
+  test("the checkpoint manager runs on its interval and stops", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.upsertNode({ id: "a", name: "A" });
+    const manager = gllam.startWALCheckpointManager(20);
+    await Bun.sleep(120);
+    expect(manager.runs).toBeGreaterThan(0);
+    expect(manager.last?.busy).toBe(false);
+    manager.stop();
+    const runs = manager.runs;
+    await Bun.sleep(80);
+    expect(manager.runs).toBe(runs);
+    gllam.close();
+  });
+});

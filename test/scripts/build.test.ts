@@ -1,0 +1,44 @@
+import { expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir, REPO_ROOT } from "../helpers.ts";
+
+/**
+ * `bun run build` makes one executable that works from a folder with no node_modules anywhere
+ * above it, with a fresh HOME (so the sqlite-vec extension is copied out of the binary anew).
+ */
+test("the compiled gllam seeds, recalls and reports stats from a folder outside the repo", () => {
+  const work = makeTempDir("gllam-binary-");
+  const built = join(work, "build", "gllam");
+  const build = Bun.spawnSync(["bun", "scripts/build.ts", built], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+  expect(build.stderr.toString()).toBe("");
+  expect(build.exitCode).toBe(0);
+
+  const runDir = join(work, "elsewhere");
+  const home = join(work, "home");
+  mkdirSync(runDir);
+  mkdirSync(home);
+  copyFileSync(built, join(runDir, "gllam"));
+  const env = { PATH: "/usr/bin:/bin", HOME: home };
+  const run = (...args: string[]) => {
+    const proc = Bun.spawnSync([join(runDir, "gllam"), ...args], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+    return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+  };
+
+  expect(existsSync(join(work, "node_modules"))).toBe(false);
+  expect(run("--version").code).toBe(0);
+  const seeded = run("seed");
+  expect(seeded).toMatchObject({ code: 0, stderr: "" });
+  expect(existsSync(join(runDir, "gllam.db"))).toBe(true);
+
+  const recalled = run("recall", "web server");
+  expect(recalled.code).toBe(0);
+  expect(recalled.stdout.match(/^## (.+)$/m)?.[1]).toBe("Caddy (service)");
+
+  const stats = JSON.parse(run("stats", "--json").stdout);
+  expect(stats).toMatchObject({ embeddingDims: 512, tables: { semantic_nodes: 10, semantic_embeddings: 10 } });
+  expect(stats.sqliteVecVersion).toMatch(/^v0\./);
+
+  const cache = join(home, ".cache", "gllam");
+  expect(readdirSync(cache).some((d) => d.startsWith("sqlite-vec-") && existsSync(join(cache, d, "vec0.so")))).toBe(true);
+});

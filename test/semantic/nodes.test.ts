@@ -1,0 +1,78 @@
+import { describe, expect, test } from "bun:test";
+import { isGllamError } from "../../src/engine/errors.ts";
+import { makeTempDir, openTempGllam } from "../helpers.ts";
+
+const dir = makeTempDir();
+
+describe("upsertNode", () => {
+  test("creates a node with defaults and reads it back", async () => {
+    const gllam = await openTempGllam(dir);
+    const result = gllam.upsertNode({ id: "caddy", name: "Caddy", type: "service", aliases: ["caddy server"] });
+    expect(result.created).toBe(true);
+    const node = gllam.getNode("caddy")!;
+    expect(node).toMatchObject({ id: "caddy", scope: "default", name: "Caddy", type: "service", taxonomyPath: "/", isCategory: false });
+    expect(node.aliases).toEqual(["caddy server"]);
+    expect(gllam.getNode("nobody")).toBeUndefined();
+    gllam.close();
+  });
+
+  test("an update changes only the fields it names and merges aliases", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.upsertNode({ id: "pg", name: "PostgreSQL", type: "database", aliases: ["postgres"], taxonomyPath: "/Infra/Databases" });
+    const { created, node } = gllam.upsertNode({ id: "pg", name: "PostgreSQL", contextPrompt: "Primary database", aliases: ["pg"] });
+    expect(created).toBe(false);
+    expect(node).toMatchObject({ type: "database", taxonomyPath: "/Infra/Databases", contextPrompt: "Primary database" });
+    expect(node.aliases).toEqual(["postgres", "pg"]);
+    gllam.close();
+  });
+
+  test("changing the embedded text drops the stale vector; other changes keep it", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.upsertNode({ id: "redis", name: "Redis", type: "cache" });
+    await gllam.storeNodeEmbedding("redis");
+    const vectors = () => gllam.dbRO().query("SELECT count(*) AS n FROM semantic_embeddings").get();
+    expect(gllam.upsertNode({ id: "redis", name: "Redis", taxonomyPath: "/Infra" }).embeddingStale).toBe(false);
+    expect(vectors()).toEqual({ n: 1 });
+    expect(gllam.upsertNode({ id: "redis", name: "Redis", contextPrompt: "In-memory cache" }).embeddingStale).toBe(true);
+    expect(vectors()).toEqual({ n: 0 });
+    gllam.close();
+  });
+
+  test.each([
+    [{ id: "", name: "x" }, /id: must not be empty/],
+    [{ id: "x", name: "   " }, /name: must not be empty/],
+    [{ id: "x", name: "x", taxonomyPath: "Engineering" }, /taxonomyPath: must start with \//],
+  ])("refuses %j", async (input, message) => {
+    const gllam = await openTempGllam(dir);
+    let error: unknown;
+    try {
+      gllam.upsertNode(input);
+    } catch (e) {
+      error = e;
+    }
+    expect(isGllamError(error, "E_BAD_INPUT")).toBe(true);
+    expect((error as Error).message).toMatch(message);
+    gllam.close();
+  });
+
+  test("a node id belongs to one scope", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.upsertNode({ id: "shared", name: "Shared", scope: "alice" });
+    expect(() => gllam.upsertNode({ id: "shared", name: "Shared", scope: "bob" })).toThrow(/scope "alice"/);
+    gllam.close();
+  });
+});
+
+describe("findNodesByName", () => {
+  test("matches id, name or alias, case-insensitively, within the scope", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.upsertNode({ id: "pg", name: "PostgreSQL", aliases: ["Postgres"] });
+    gllam.upsertNode({ id: "other-pg", name: "PostgreSQL", scope: "other" });
+    expect(gllam.findNodesByName("postgresql").map((n) => n.id)).toEqual(["pg"]);
+    expect(gllam.findNodesByName("POSTGRES").map((n) => n.id)).toEqual(["pg"]);
+    expect(gllam.findNodesByName("pg").map((n) => n.id)).toEqual(["pg"]);
+    expect(gllam.findNodesByName("postgresql", "other").map((n) => n.id)).toEqual(["other-pg"]);
+    expect(gllam.findNodesByName("mysql")).toEqual([]);
+    gllam.close();
+  });
+});
