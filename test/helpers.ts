@@ -1,7 +1,8 @@
-import { afterAll } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GllamError, type GllamErrorCode } from "../src/engine/errors.ts";
 import { Gllam, type GllamOptions } from "../src/engine/gllam.ts";
 import { createLocalModelEmbedder } from "../src/embed/local-model.ts";
 
@@ -31,4 +32,18 @@ export function runGllam(args: string[], options: { cwd?: string; env?: Record<s
     stderr: "pipe",
   });
   return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+}
+
+/** Runs an action (sync or async) that must fail with a GllamError of this code, and returns the error. */
+export async function expectGllamError(action: (() => unknown) | Promise<unknown>, code: GllamErrorCode, message?: RegExp): Promise<GllamError> {
+  let error: unknown;
+  try {
+    await (typeof action === "function" ? action() : action);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(GllamError);
+  expect((error as GllamError).code).toBe(code);
+  if (message) expect((error as GllamError).message).toMatch(message);
+  return error as GllamError;
 }

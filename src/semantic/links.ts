@@ -17,7 +17,7 @@ export type AddEdgeResult = { action: "inserted" | "duplicate"; linkId: number; 
 
 /**
  * Records a caveat-qualified link. Both nodes (and the origin source, when named) must exist.
- * Re-asserting an identical active link grows its evidence count instead of adding a row.
+ * Re-asserting an identical active link adds no row: new provenance grows its evidence count.
  */
 export function addEdge(store: Store, input: LinkInput, now = Date.now()): AddEdgeResult {
   const link = parseInput(LinkInputSchema, input, "link");
@@ -33,15 +33,13 @@ export function addEdge(store: Store, input: LinkInput, now = Date.now()): AddEd
     }
     const validFrom = link.validFrom ?? now;
     const same = db
-      .query<{ id: number }, [string, string, string, string, string, string]>(
-        `SELECT id FROM semantic_links WHERE scope = ? AND source_id = ? AND relationship = ? AND target_id = ?
+      .query<{ id: number; originSourceId: string | null; episodeId: number | null; metadata: string }, [string, string, string, string, string, string]>(
+        `SELECT id, origin_source_id AS originSourceId, episode_id AS episodeId, metadata FROM semantic_links
+         WHERE scope = ? AND source_id = ? AND relationship = ? AND target_id = ?
            AND caveats = ? AND conditions = ? AND expired_at IS NULL AND valid_until IS NULL`,
       )
       .get(link.scope, link.sourceId, link.relationship, link.targetId, link.caveats, link.conditions);
-    if (same && link.validUntil === undefined) {
-      db.query("UPDATE semantic_links SET evidence_count = evidence_count + 1 WHERE id = ?").run(same.id);
-      return { action: "duplicate", linkId: same.id, reason: "identical active link already recorded; evidence count increased" };
-    }
+    if (same && link.validUntil === undefined) return reassert(store, same, link.originSourceId ?? null, link.episodeId ?? null, now);
     const inserted = db
       .query<{ id: number }, (string | number | null)[]>(
         `INSERT INTO semantic_links (scope, source_id, target_id, relationship, caveats, conditions, valid_from, valid_until,
@@ -65,6 +63,33 @@ export function addEdge(store: Store, input: LinkInput, now = Date.now()): AddEd
       );
     return { action: "inserted", linkId: inserted!.id, reason: "new link" };
   });
+}
+
+type Provenance = { originSourceId: string | null; episodeId: number | null; recordedAt?: number };
+const sameProvenance = (a: Provenance, b: Provenance) => a.originSourceId === b.originSourceId && a.episodeId === b.episodeId;
+
+/**
+ * An identical active link asserted again: new provenance (another source or episode) is evidence,
+ * counted and kept in metadata.provenance; the same provenance again changes nothing.
+ */
+function reassert(
+  store: Store,
+  existing: Provenance & { id: number; metadata: string },
+  originSourceId: string | null,
+  episodeId: number | null,
+  now: number,
+): AddEdgeResult {
+  const metadata = parseJsonColumn<{ provenance?: Provenance[] }>(existing.metadata, {});
+  const claim = { originSourceId, episodeId };
+  if ([existing, ...(metadata.provenance ?? [])].some((known) => sameProvenance(known, claim))) {
+    return { action: "duplicate", linkId: existing.id, reason: "identical active link already recorded from this provenance" };
+  }
+  metadata.provenance = [...(metadata.provenance ?? []), { ...claim, recordedAt: now }];
+  store
+    .db()
+    .query("UPDATE semantic_links SET evidence_count = evidence_count + 1, metadata = ? WHERE id = ?")
+    .run(JSON.stringify(metadata), existing.id);
+  return { action: "duplicate", linkId: existing.id, reason: "identical active link; new provenance added as evidence" };
 }
 
 export type ActiveLinkOptions = {

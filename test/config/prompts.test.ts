@@ -1,9 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isGllamError } from "../../src/engine/errors.ts";
 import { defaultAgenticMemoryConfig, loadSystemPromptsConfig } from "../../src/config/prompts.ts";
-import { makeTempDir } from "../helpers.ts";
+import { expectGllamError, makeTempDir } from "../helpers.ts";
 
 const dir = makeTempDir();
 
@@ -30,15 +29,11 @@ describe("agentic memory config", () => {
   ])("%s names the bad path", async (name, content, message) => {
     const path = join(dir, name);
     writeFileSync(path, content);
-    const error = await loadSystemPromptsConfig(path).catch((e: unknown) => e);
-    expect(isGllamError(error, "E_CONFIG")).toBe(true);
-    expect((error as Error).message).toContain(path);
-    expect((error as Error).message).toMatch(message);
+    const error = await expectGllamError(loadSystemPromptsConfig(path), "E_CONFIG", message);
+    expect(error.message).toContain(path);
   });
 
   test("a missing file names the file", async () => {
-    const error = await loadSystemPromptsConfig(join(dir, "absent.json")).catch((e: unknown) => e);
-    expect(isGllamError(error, "E_CONFIG")).toBe(true);
-    expect((error as Error).message).toContain("absent.json");
+    await expectGllamError(loadSystemPromptsConfig(join(dir, "absent.json")), "E_CONFIG", /absent\.json/);
   });
 });

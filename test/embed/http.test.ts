@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { isGllamError, type GllamErrorCode } from "../../src/engine/errors.ts";
+import type { GllamErrorCode } from "../../src/engine/errors.ts";
 import { createHttpEmbedder, endpointFromUrl } from "../../src/embed/http.ts";
-import { localEmbedder, makeTempDir, openTempGllam } from "../helpers.ts";
+import { expectGllamError, localEmbedder, makeTempDir, openTempGllam } from "../helpers.ts";
 
 /**
  * A stand-in embeddings server on 127.0.0.1 that serves real vectors from the bundled model,
@@ -129,8 +129,6 @@ describe("HTTP embedder failures are clear errors naming the URL", () => {
 
   test.each(cases)("$name", async ({ url, texts: input, code, message }) => {
     const embedder = createHttpEmbedder({ url: await url(), timeoutMs: 5000 });
-    const error = await embedder.embed(input).catch((e: unknown) => e);
-    expect(isGllamError(error, code)).toBe(true);
-    expect((error as Error).message).toMatch(message);
+    await expectGllamError(embedder.embed(input), code, message);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isGllamError } from "../../src/engine/errors.ts";
 import { LOCAL_MODEL_DIMS } from "../../src/embed/local-model.ts";
-import { localEmbedder } from "../helpers.ts";
+import { expectGllamError, localEmbedder } from "../helpers.ts";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
@@ -31,8 +30,6 @@ describe("the bundled model", () => {
   });
 
   test("refuses empty texts instead of returning garbage", async () => {
-    const error = await localEmbedder.embed(["fine", "   "]).catch((e: unknown) => e);
-    expect(isGllamError(error, "E_BAD_INPUT")).toBe(true);
-    expect((error as Error).message).toContain("item 1");
+    await expectGllamError(localEmbedder.embed(["fine", "   "]), "E_BAD_INPUT", /item 1/);
   });
 });

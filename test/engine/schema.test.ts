@@ -1,11 +1,10 @@
 import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { isGllamError } from "../../src/engine/errors.ts";
 import { readMetadata } from "../../src/engine/metadata.ts";
 import { ensureVectorTables, GLLAM_APPLICATION_ID, hasVectorTables, initSchema, SCHEMA_VERSION } from "../../src/engine/schema.ts";
 import { Store } from "../../src/engine/store.ts";
-import { makeTempDir } from "../helpers.ts";
+import { expectGllamError, makeTempDir } from "../helpers.ts";
 
 const dir = makeTempDir();
 let n = 0;
@@ -59,13 +58,7 @@ describe("initSchema", () => {
     ensureVectorTables(db, 8);
     expect(hasVectorTables(db)).toBe(true);
     expect(readMetadata(db, "embedding_dims")).toBe("8");
-    let error: unknown;
-    try {
-      ensureVectorTables(db, 16);
-    } catch (e) {
-      error = e;
-    }
-    expect(isGllamError(error, "E_EMBEDDING_DRIFT")).toBe(true);
+    await expectGllamError(() => ensureVectorTables(db, 16), "E_EMBEDDING_DRIFT", /holds 8-dimensional vectors/);
     // Re-running initSchema on a file with vectors keeps them.
     initSchema(db);
     expect(hasVectorTables(db)).toBe(true);

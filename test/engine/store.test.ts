@@ -2,10 +2,10 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isGllamError, type GllamErrorCode } from "../../src/engine/errors.ts";
+import type { GllamErrorCode } from "../../src/engine/errors.ts";
 import { Store } from "../../src/engine/store.ts";
 import { initSchema } from "../../src/engine/schema.ts";
-import { makeTempDir } from "../helpers.ts";
+import { expectGllamError, makeTempDir } from "../helpers.ts";
 
 const dir = makeTempDir();
 let n = 0;
@@ -150,20 +150,14 @@ describe("Store refuses bad files and changes nothing", () => {
   test.each(badCases)("$name", async ({ make, code, message, options }) => {
     const path = make();
     const before = snapshot(path);
-    const error = await Store.open(path, options).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(isGllamError(error, code)).toBe(true);
-    expect((error as Error).message).toMatch(message);
+    await expectGllamError(Store.open(path, options), code, message);
     expect(snapshot(path)).toEqual(before);
   });
 
   test.skipIf(process.getuid?.() === 0)("a folder without write permission (non-root)", async () => {
     const locked = join(dir, "locked");
     mkdirSync(locked, { mode: 0o500 });
-    const error = await Store.open(join(locked, "x.db")).catch((e: unknown) => e);
-    expect(isGllamError(error, "E_CANNOT_OPEN")).toBe(true);
+    await expectGllamError(Store.open(join(locked, "x.db")), "E_CANNOT_OPEN");
     expect(existsSync(join(locked, "x.db"))).toBe(false);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isGllamError } from "../../src/engine/errors.ts";
 import { walSizeBytes } from "../../src/engine/wal.ts";
-import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 const dir = makeTempDir();
 
@@ -21,13 +20,7 @@ describe("WAL checkpoints", () => {
 
   test("an unknown mode is refused", async () => {
     const gllam = await openTempGllam(dir);
-    let error: unknown;
-    try {
-      gllam.checkpointWAL("SOMETIMES" as never);
-    } catch (e) {
-      error = e;
-    }
-    expect(isGllamError(error, "E_BAD_INPUT")).toBe(true);
+    await expectGllamError(() => gllam.checkpointWAL("SOMETIMES" as never), "E_BAD_INPUT", /PASSIVE, FULL, RESTART or TRUNCATE/);
     gllam.close();
   });
 

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { isGllamError } from "../../src/engine/errors.ts";
 import type { Gllam } from "../../src/engine/gllam.ts";
-import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 let gllam: Gllam;
 beforeAll(async () => {
@@ -44,8 +43,6 @@ describe("recall", () => {
     ["x", { k: 0 }, /k must be an integer/],
     ["x", { k: 1.5 }, /k must be an integer/],
   ])("refuses %j %j", async (query, options, message) => {
-    const error = await gllam.recall(query, options).catch((e: unknown) => e);
-    expect(isGllamError(error, "E_BAD_INPUT")).toBe(true);
-    expect((error as Error).message).toMatch(message);
+    await expectGllamError(gllam.recall(query, options), "E_BAD_INPUT", message);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isGllamError } from "../../src/engine/errors.ts";
 import type { Gllam } from "../../src/engine/gllam.ts";
-import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 const dir = makeTempDir();
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
@@ -40,16 +39,23 @@ describe("addEdge", () => {
     gllam.close();
   });
 
-  test("an identical re-assertion adds evidence, not a row", async () => {
+  test("an identical re-assertion adds no row; only new provenance adds evidence", async () => {
     const gllam = await graph();
-    const first = gllam.addEdge({ sourceId: "caddy", targetId: "host", relationship: "runs_on", caveats: "systemd" });
-    const again = gllam.addEdge({ sourceId: "caddy", targetId: "host", relationship: "runs_on", caveats: "systemd" });
-    expect(again).toMatchObject({ action: "duplicate", linkId: first.linkId });
+    const addSource = (id: string) =>
+      gllam.db().run("INSERT INTO sources (id, doc_type, handle, trust_weight, created_at, updated_at) VALUES (?, 'slack', ?, 600, 0, 0)", [id, id]);
+    addSource("alice");
+    addSource("bob");
+    const claim = { sourceId: "caddy", targetId: "host", relationship: "runs_on", caveats: "systemd", originSourceId: "alice" };
+    const first = gllam.addEdge(claim);
+    expect(gllam.addEdge(claim)).toMatchObject({ action: "duplicate", linkId: first.linkId, reason: expect.stringContaining("already recorded") });
+    expect(gllam.addEdge({ ...claim, originSourceId: "bob" })).toMatchObject({ action: "duplicate", linkId: first.linkId, reason: expect.stringContaining("new provenance") });
+    expect(gllam.addEdge({ ...claim, originSourceId: "bob" }).reason).toContain("already recorded");
     const links = gllam.activeLinks("caddy");
     expect(links).toHaveLength(1);
     expect(links[0]!.evidenceCount).toBe(2);
+    expect(links[0]!.metadata.provenance).toEqual([{ originSourceId: "bob", episodeId: null, recordedAt: expect.any(Number) }]);
     // A different caveat is a different claim.
-    expect(gllam.addEdge({ sourceId: "caddy", targetId: "host", relationship: "runs_on", caveats: "docker" }).action).toBe("inserted");
+    expect(gllam.addEdge({ ...claim, caveats: "docker" }).action).toBe("inserted");
     gllam.close();
   });
 
@@ -74,14 +80,7 @@ describe("addEdge", () => {
     [{ sourceId: "caddy", targetId: "host", relationship: "r", originSourceId: "jira-1" }, "E_NOT_FOUND", /origin source jira-1/],
   ] as const)("refuses %j", async (input, code, message) => {
     const gllam = await graph();
-    let error: unknown;
-    try {
-      gllam.addEdge(input);
-    } catch (e) {
-      error = e;
-    }
-    expect(isGllamError(error, code)).toBe(true);
-    expect((error as Error).message).toMatch(message);
+    await expectGllamError(() => gllam.addEdge(input), code, message);
     expect(gllam.dbRO().query("SELECT count(*) AS n FROM semantic_links").get()).toEqual({ n: 0 });
     gllam.close();
   });

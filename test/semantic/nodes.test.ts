@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isGllamError } from "../../src/engine/errors.ts";
-import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 const dir = makeTempDir();
 
@@ -44,14 +43,7 @@ describe("upsertNode", () => {
     [{ id: "x", name: "x", taxonomyPath: "Engineering" }, /taxonomyPath: must start with \//],
   ])("refuses %j", async (input, message) => {
     const gllam = await openTempGllam(dir);
-    let error: unknown;
-    try {
-      gllam.upsertNode(input);
-    } catch (e) {
-      error = e;
-    }
-    expect(isGllamError(error, "E_BAD_INPUT")).toBe(true);
-    expect((error as Error).message).toMatch(message);
+    await expectGllamError(() => gllam.upsertNode(input), "E_BAD_INPUT", message);
     gllam.close();
   });
 

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { SAMPLE_LINKS, SAMPLE_NODES } from "../../src/semantic/sample.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
-test("seeding twice writes the sample once and re-asserts its links", async () => {
+test("seeding twice writes the sample once and adds no evidence the second time", async () => {
   const gllam = await openTempGllam(makeTempDir());
   const first = await gllam.seedSampleMemory();
   expect(first).toEqual({ nodes: SAMPLE_NODES.length, linksInserted: SAMPLE_LINKS.length, linksDeduplicated: 0, embedded: SAMPLE_NODES.length });
@@ -17,6 +17,7 @@ test("seeding twice writes the sample once and re-asserts its links", async () =
   expect(gllam.activeLinks("caddy").find((l) => l.relationship === "binds_to")).toMatchObject({
     targetId: "tailscale",
     caveats: expect.stringContaining("Tailscale FQDN"),
+    evidenceCount: 1,
   });
   gllam.close();
 });
