@@ -30,9 +30,11 @@ function isEmbedded(path: string): boolean {
   return path.startsWith("/$bunfs/") || path.includes("~BUN");
 }
 
-export function gllamCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), ".cache") : tmpdir());
-  return join(base, "gllam");
+/** Where the extension is copied: the user's cache folder, else the temp folder (a read-only HOME). */
+function cacheDirs(): string[] {
+  const home = homedir();
+  const userCache = process.env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
+  return [...(userCache ? [join(userCache, "gllam")] : []), join(tmpdir(), `gllam-${process.getuid?.() ?? "user"}`)];
 }
 
 /** Copies the embedded extension once to a real file (atomically: other processes may race us). */
@@ -40,18 +42,22 @@ function materialize(embeddedPath: string): string {
   const suffix = embeddedPath.endsWith(".dylib") ? "dylib" : "so";
   const bytes = readFileSync(embeddedPath);
   // One folder per build of the extension, so binaries of different versions never share a file.
-  const dir = join(gllamCacheDir(), `sqlite-vec-${Bun.hash(bytes).toString(16)}`);
-  const target = join(dir, `vec0.${suffix}`);
-  if (existsSync(target) && statSync(target).size === bytes.length) return target;
-  try {
-    mkdirSync(dir, { recursive: true });
-    const partial = `${target}.${process.pid}.partial`;
-    writeFileSync(partial, bytes, { mode: 0o755 });
-    renameSync(partial, target);
-  } catch (error) {
-    throw new GllamError("E_EXTENSION", `cannot copy sqlite-vec to ${target}: ${describeError(error)}`);
+  const folder = `sqlite-vec-${Bun.hash(bytes).toString(16)}`;
+  const failures: string[] = [];
+  for (const base of cacheDirs()) {
+    const target = join(base, folder, `vec0.${suffix}`);
+    if (existsSync(target) && statSync(target).size === bytes.length) return target;
+    try {
+      mkdirSync(join(base, folder), { recursive: true });
+      const partial = `${target}.${process.pid}.partial`;
+      writeFileSync(partial, bytes, { mode: 0o755 });
+      renameSync(partial, target);
+      return target;
+    } catch (error) {
+      failures.push(`${target}: ${describeError(error)}`);
+    }
   }
-  return target;
+  throw new GllamError("E_EXTENSION", `cannot copy sqlite-vec out of the executable (${failures.join("; ")})`);
 }
 
 let loadablePath: Promise<string> | undefined;

@@ -28,8 +28,11 @@ export function addEdge(store: Store, input: LinkInput, now = Date.now()): AddEd
       if (!node) throw new GllamError("E_NOT_FOUND", `link ${link.sourceId} -[${link.relationship}]-> ${link.targetId}: no node ${id}`);
       if (node.scope !== link.scope) throw new GllamError("E_BAD_INPUT", `node ${id} is in scope "${node.scope}", the link in "${link.scope}"`);
     }
-    if (link.originSourceId && !db.query("SELECT 1 FROM sources WHERE id = ?").get(link.originSourceId)) {
+    if (link.originSourceId !== undefined && !db.query("SELECT 1 FROM sources WHERE id = ?").get(link.originSourceId)) {
       throw new GllamError("E_NOT_FOUND", `link origin source ${link.originSourceId} does not exist`);
+    }
+    if (link.episodeId !== undefined && !db.query("SELECT 1 FROM episodes WHERE id = ?").get(link.episodeId)) {
+      throw new GllamError("E_NOT_FOUND", `link provenance episode ${link.episodeId} does not exist`);
     }
     const validFrom = link.validFrom ?? now;
     const same = db

@@ -78,6 +78,7 @@ describe("addEdge", () => {
     [{ sourceId: "caddy", targetId: "host", relationship: "r", trustWeight: 5000 }, "E_BAD_INPUT", /trustWeight/],
     [{ sourceId: "caddy", targetId: "host", relationship: "r", validFrom: "not a date" }, "E_BAD_INPUT", /validFrom: must be a valid date/],
     [{ sourceId: "caddy", targetId: "host", relationship: "r", originSourceId: "jira-1" }, "E_NOT_FOUND", /origin source jira-1/],
+    [{ sourceId: "caddy", targetId: "host", relationship: "r", episodeId: 42 }, "E_NOT_FOUND", /provenance episode 42/],
   ] as const)("refuses %j", async (input, code, message) => {
     const gllam = await graph();
     await expectGllamError(() => gllam.addEdge(input), code, message);
