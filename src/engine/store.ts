@@ -72,10 +72,9 @@ export class Store {
     return this.#reader;
   }
 
-  /** Runs fn in one IMMEDIATE transaction on the writer; nested calls become savepoints. */
+  /** Runs fn in one IMMEDIATE transaction on the writer; bun:sqlite turns nested calls into savepoints. */
   transaction<T>(fn: () => T): T {
-    const writer = this.db();
-    return writer.inTransaction ? writer.transaction(fn)() : writer.transaction(fn).immediate();
+    return this.db().transaction(fn).immediate();
   }
 
   close(): void {

@@ -60,16 +60,9 @@ export async function recall(store: Store, embedder: Embedder, query: string, op
   }
 
   const focus = focusNodes.map(({ node, matchedBy }) => {
-    const links = activeLinks(store, node.id, { asOf });
-    const others = new Map(readNodes(store, links.map((l) => (l.direction === "out" ? l.targetId : l.sourceId))).map((n) => [n.id, n]));
-    return {
-      node,
-      matchedBy,
-      links: links.map((link) => {
-        const otherId = link.direction === "out" ? link.targetId : link.sourceId;
-        return { ...link, otherId, otherName: others.get(otherId)?.name ?? otherId };
-      }),
-    };
+    const links = activeLinks(store, node.id, { asOf }).map((link) => ({ ...link, otherId: link.direction === "out" ? link.targetId : link.sourceId }));
+    const others = new Map(readNodes(store, links.map((link) => link.otherId)).map((n) => [n.id, n]));
+    return { node, matchedBy, links: links.map((link) => ({ ...link, otherName: others.get(link.otherId)?.name ?? link.otherId })) };
   });
   return { query: text, scope, asOf, focus, similar, unresolvedEntities };
 }
