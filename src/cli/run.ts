@@ -2,6 +2,7 @@ import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef }
 import { version } from "../../package.json";
 import { describeError, GllamError } from "../engine/errors.ts";
 import { findUnknownFlag, normalizeArgv } from "./argv.ts";
+import { benchCommand } from "./commands/bench.ts";
 import { recallCommand } from "./commands/recall.ts";
 import { seedCommand } from "./commands/seed.ts";
 import { statsCommand } from "./commands/stats.ts";
@@ -9,7 +10,7 @@ import { globalArgs } from "./context.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
 type AnyCommand = CommandDef<any>;
-const subCommands: Record<string, AnyCommand> = { seed: seedCommand, recall: recallCommand, stats: statsCommand };
+const subCommands: Record<string, AnyCommand> = { seed: seedCommand, recall: recallCommand, stats: statsCommand, bench: benchCommand };
 
 export const mainCommand = defineCommand({
   meta: { name: "gllam", version, description: "Local agentic memory: episodic, semantic and procedural memory in one SQLite file" },
@@ -29,14 +30,32 @@ function usageError(message: string): GllamError {
   return new GllamError("E_USAGE", `${message} (see \`gllam --help\`)`);
 }
 
-/** The command a user named, and the arguments left for it. */
-function resolveCommand(args: string[]): { command: AnyCommand | undefined; rest: string[] } {
+type Resolved = { command: AnyCommand | undefined; parent: AnyCommand; path: string[]; rest: string[] };
+
+/**
+ * The command a user named (descending into nested subcommands such as `bench retrieval`), its
+ * parent for usage text, and the arguments left for it.
+ */
+function resolveCommand(args: string[]): Resolved {
   const [first, ...rest] = args;
-  if (first === undefined || first.startsWith("-")) return { command: undefined, rest: args };
-  if (first === "help") return rest[0] ? resolveCommand([rest[0], "--help"]) : { command: undefined, rest: ["--help"] };
-  const command = subCommands[first];
-  if (!command) throw usageError(`unknown command "${first}"`);
-  return { command, rest };
+  if (first === "help") return rest.length > 0 ? resolveCommand([...rest, "--help"]) : { command: undefined, parent: mainCommand, path: [], rest: ["--help"] };
+  let resolved: Resolved = { command: undefined, parent: mainCommand, path: [], rest: args };
+  let table: Record<string, AnyCommand> | undefined = subCommands;
+  while (table && resolved.rest[0] !== undefined && !resolved.rest[0].startsWith("-")) {
+    const [name, ...after] = resolved.rest as [string, ...string[]];
+    const command: AnyCommand | undefined = table[name];
+    if (!command) {
+      if (resolved.command) break; // a positional argument of the command found so far
+      throw usageError(`unknown command "${name}"`);
+    }
+    resolved = { command, parent: resolved.command ?? mainCommand, path: [...resolved.path, name], rest: after };
+    table = command.subCommands as Record<string, AnyCommand> | undefined;
+  }
+  if (resolved.command?.subCommands && !resolved.command.run && !resolved.rest.some(isHelp)) {
+    const names = Object.keys(resolved.command.subCommands).join("|");
+    throw usageError(`\`gllam ${resolved.path.join(" ")}\` needs a subcommand: ${names}`);
+  }
+  return resolved;
 }
 
 /** Runs the CLI; returns the exit code (0 ok, 1 error, 2 usage error). Errors are one line unless --debug. */
@@ -44,7 +63,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const args = normalizeArgv(argv);
   const debug = args.includes("--debug");
   try {
-    const { command, rest } = resolveCommand(args);
+    const { command, parent, path, rest } = resolveCommand(args);
     const endOfFlags = rest.indexOf("--") < 0 ? rest.length : rest.indexOf("--");
     if (!command) {
       if (rest.length === 1 && (rest[0] === "--version" || rest[0] === "-v")) {
@@ -58,12 +77,12 @@ export async function runCli(argv: string[]): Promise<number> {
       throw usageError(`unknown flag ${rest[0]}`);
     }
     if (rest.slice(0, endOfFlags).some(isHelp)) {
-      await printUsage(command, mainCommand);
+      await printUsage(command, parent);
       return 0;
     }
     const specs = Object.entries((command.args ?? {}) as ArgsDef).map(([name, def]) => ({ name, ...def }));
     const unknown = findUnknownFlag(rest, specs);
-    if (unknown) throw usageError(`unknown flag ${unknown} for \`gllam ${args[0]}\``);
+    if (unknown) throw usageError(`unknown flag ${unknown} for \`gllam ${path.join(" ")}\``);
     await runCommand(command, { rawArgs: rest });
     return 0;
   } catch (error) {
