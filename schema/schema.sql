@@ -134,6 +134,7 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes(scope, session_id, seq);
 CREATE INDEX IF NOT EXISTS idx_episodes_time ON episodes(scope, occurred_at);
 CREATE INDEX IF NOT EXISTS idx_episodes_created ON episodes(scope, created_at);
+CREATE INDEX IF NOT EXISTS idx_episodes_speaker ON episodes(scope, speaker);
 
 -- Full-text index over episodes (external content, kept in step by triggers, porter stemming).
 CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
@@ -150,6 +151,15 @@ END;
 CREATE TRIGGER IF NOT EXISTS episodes_fts_update AFTER UPDATE OF content, speaker ON episodes BEGIN
   INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
   INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+END;
+
+-- Episodes waiting for a vector: filled by the insert trigger, drained by the embedding worker pool
+-- (processUnembeddedBatch), so finding work never scans the episodes table.
+CREATE TABLE IF NOT EXISTS episode_vector_queue (
+  episode_id INTEGER PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE
+) STRICT;
+CREATE TRIGGER IF NOT EXISTS episodes_vector_enqueue AFTER INSERT ON episodes BEGIN
+  INSERT INTO episode_vector_queue(episode_id) VALUES (new.id);
 END;
 
 -- Which nodes an episode mentions (the deterministic entity linker's `mentioned_in` relation).

@@ -3,14 +3,23 @@ import { version } from "../../package.json";
 import { describeError, GllamError } from "../engine/errors.ts";
 import { findUnknownFlag, normalizeArgv } from "./argv.ts";
 import { benchCommand } from "./commands/bench.ts";
+import { ingestCommand } from "./commands/ingest.ts";
 import { recallCommand } from "./commands/recall.ts";
+import { reembedCommand } from "./commands/reembed.ts";
 import { seedCommand } from "./commands/seed.ts";
 import { statsCommand } from "./commands/stats.ts";
 import { globalArgs } from "./context.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
 type AnyCommand = CommandDef<any>;
-const subCommands: Record<string, AnyCommand> = { seed: seedCommand, recall: recallCommand, stats: statsCommand, bench: benchCommand };
+const subCommands: Record<string, AnyCommand> = {
+  seed: seedCommand,
+  ingest: ingestCommand,
+  recall: recallCommand,
+  reembed: reembedCommand,
+  stats: statsCommand,
+  bench: benchCommand,
+};
 
 export const mainCommand = defineCommand({
   meta: { name: "gllam", version, description: "Local agentic memory: episodic, semantic and procedural memory in one SQLite file" },
