@@ -6,9 +6,9 @@
 export type LinkableNode = { id: string; name: string; aliases: string[] };
 export type MentionMatcher = (text: string) => string[];
 
-/** Lower-cased word tokens (letters and digits of any script; apostrophes and dots kept inside words). */
+/** Lower-cased word tokens (letters and digits of any script; apostrophes and dots kept inside words, possessive 's dropped). */
 export function tokenizeWords(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’.\-][\p{L}\p{N}]+)*/gu) ?? [];
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’.\-][\p{L}\p{N}]+)*/gu) ?? []).map((word) => word.replace(/['’]s$/, ""));
 }
 
 /** Names shorter than this (after tokenising) are too ambiguous to link on their own ("a", "it"). */

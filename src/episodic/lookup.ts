@@ -43,16 +43,19 @@ export function listSpeakers(db: Database, scope: string): string[] {
 
 export type Bm25Hit = { episodeId: number; speaker: string; score: number };
 
-/** The best BM25 matches (FTS5's bm25 is lower-is-better; returned as is). */
-export function bm25Episodes(db: Database, match: string, filter: EpisodeFilter, limit: number): Bm25Hit[] {
+/**
+ * The best BM25 matches (FTS5's bm25 is lower-is-better; returned as is). contextWeight weighs
+ * matches in the turn before against matches in the turn itself (1).
+ */
+export function bm25Episodes(db: Database, match: string, filter: EpisodeFilter, limit: number, contextWeight: number): Bm25Hit[] {
   return db
     .query<Bm25Hit, Record<string, string | number | null>>(
-      `SELECT e.id AS episodeId, e.speaker, bm25(episodes_fts) AS score
+      `SELECT e.id AS episodeId, e.speaker, bm25(episodes_fts, 1.0, 0.0, $contextWeight) AS score
        FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
        WHERE episodes_fts MATCH $match AND ${FILTER_SQL}
        ORDER BY score LIMIT $limit`,
     )
-    .all({ $match: match, $limit: limit, ...filterParams(filter) });
+    .all({ $match: match, $limit: limit, $contextWeight: contextWeight, ...filterParams(filter) });
 }
 
 /** The ids among `ids` that pass the filter, in the given order. */

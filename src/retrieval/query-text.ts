@@ -29,12 +29,13 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * An FTS5 MATCH expression over the content column for the terms, or undefined when there are none.
- * Column-filtered so that names match what was said, not who said it (speakers are handled apart).
+ * An FTS5 MATCH expression over what was said (and, withContext, the turn before) for the terms, or
+ * undefined when there are none. Column-filtered so that names match what was said, not who said
+ * it (speakers are handled apart).
  */
-export function ftsMatchExpression(terms: string[]): string | undefined {
+export function ftsMatchExpression(terms: string[], withContext: boolean): string | undefined {
   if (terms.length === 0) return undefined;
-  return `{content} : (${terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ")})`;
+  return `{${withContext ? "content context" : "content"}} : (${terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ")})`;
 }
 
 /**

@@ -17,6 +17,8 @@ import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "./query-text.
 export type SearchTuning = {
   rrfK: number;
   bm25Weight: number;
+  /** Weight of a match in the previous turn of the session, against 1 for the turn itself (0: ignore). */
+  contextWeight: number;
   denseWeight: number;
   neighbourWeight: number;
   /** Extra share of score for turns spoken by a speaker the query names. */
@@ -25,7 +27,7 @@ export type SearchTuning = {
   candidates: number;
 };
 
-export const DEFAULT_TUNING: SearchTuning = { rrfK: 60, bm25Weight: 1, denseWeight: 0.5, neighbourWeight: 0.3, speakerBoost: 0.2, candidates: 100 };
+export const DEFAULT_TUNING: SearchTuning = { rrfK: 60, bm25Weight: 1, contextWeight: 0.5, denseWeight: 0.3, neighbourWeight: 0, speakerBoost: 1, candidates: 100 };
 
 export type SearchEpisodesOptions = {
   scope?: string;
@@ -99,8 +101,8 @@ export async function searchEpisodes(store: Store, embedder: Embedder | undefine
 
   const terms = queryTerms(query);
   const split = splitSpeakerTerms(terms, listSpeakers(db, filter.scope));
-  const match = ftsMatchExpression(split.contentTerms.length > 0 ? split.contentTerms : terms);
-  const bm25Ids = match ? bm25Episodes(db, match, filter, tuning.candidates).map((hit) => hit.episodeId) : [];
+  const match = ftsMatchExpression(split.contentTerms.length > 0 ? split.contentTerms : terms, tuning.contextWeight > 0);
+  const bm25Ids = match ? bm25Episodes(db, match, filter, tuning.candidates, tuning.contextWeight).map((hit) => hit.episodeId) : [];
   // vec0 filters by scope only; other filters apply after KNN, so fetch more when they are set.
   const knnK = hasFilter(filter) ? Math.min(4096, tuning.candidates * 20) : tuning.candidates;
   const dense = vector ? knnEpisodes(db, vector, knnK, filter.scope) : [];

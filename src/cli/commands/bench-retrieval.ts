@@ -9,6 +9,8 @@ const TuningSchema = v.partial(
   v.strictObject({
     rrfK: v.pipe(v.number(), v.minValue(0)),
     bm25Weight: v.pipe(v.number(), v.minValue(0)),
+    contextWeight: v.pipe(v.number(), v.minValue(0)),
+    speakerBoost: v.pipe(v.number(), v.minValue(0)),
     denseWeight: v.pipe(v.number(), v.minValue(0)),
     neighbourWeight: v.pipe(v.number(), v.minValue(0)),
     candidates: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(4096)),

@@ -12,13 +12,14 @@ export function monthIndex(name: string): number {
 }
 
 function utc(year: number, month: number, day: number, hour = 0, minute = 0): number | undefined {
-  if (month < 0 || day < 1 || day > 31 || hour > 23 || minute > 59) return undefined;
+  if (month < 0 || day < 1 || day > 31 || !(hour >= 0 && hour <= 23) || minute > 59) return undefined;
   const ms = Date.UTC(year, month, day, hour, minute);
   return new Date(ms).getUTCDate() === day ? ms : undefined;
 }
 
 const to24h = (hour: number, meridiem: string | undefined) => {
   if (!meridiem) return hour;
+  if (hour < 1 || hour > 12) return Number.NaN;
   const pm = meridiem.toLowerCase().startsWith("p");
   return (hour % 12) + (pm ? 12 : 0);
 };

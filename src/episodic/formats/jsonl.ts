@@ -27,7 +27,8 @@ export function parseJsonl(text: string, options: ParseOptions): ParsedSource {
     const content = textField(record, "content", "text");
     if (!content) return sink.report(where, 'missing "content" (or "text")');
     const sessionId = textField(record, "session_id", "sessionId", "session") ?? options.session ?? options.file;
-    const role = textField(record, "role")?.toLowerCase() ?? "";
+    const rawRole = textField(record, "role") ?? "";
+    const role = rawRole.toLowerCase();
     const speaker = textField(record, "speaker", "name") ?? "";
     const stamp = record.timestamp ?? record.time ?? record.date ?? record.occurred_at;
     const occurredAt = stamp === undefined || stamp === null ? undefined : parseSourceDate(stamp);
@@ -42,7 +43,8 @@ export function parseJsonl(text: string, options: ParseOptions): ParsedSource {
       sessionId,
       seq,
       role: ROLES.has(role) ? role : "",
-      speaker: speaker || (ROLES.has(role) ? "" : role),
+      // A role that is not a chat role ("Bob") names the speaker.
+      speaker: speaker || (ROLES.has(role) ? "" : rawRole),
       content,
       occurredAt,
       metadata: { ...metadata, line: index + 1 },

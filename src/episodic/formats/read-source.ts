@@ -24,6 +24,9 @@ function detectJsonFormat(data: unknown, file: string): FormatName {
 
 /** Parses text already read; `file` names it in errors. */
 export function parseSourceText(text: string, file: string, options: ReadSourceOptions = {}): ParsedSource {
+  if (options.format && options.format !== "auto" && !FORMAT_NAMES.includes(options.format)) {
+    throw new GllamError("E_BAD_INPUT", `unknown format "${options.format}" (one of auto, ${FORMAT_NAMES.join(", ")})`);
+  }
   const parse: ParseOptions = { ...options, file };
   const extension = extname(file).toLowerCase();
   let format = options.format ?? "auto";
@@ -42,9 +45,6 @@ export function parseSourceText(text: string, file: string, options: ReadSourceO
 }
 
 export async function readSourceFile(path: string, options: ReadSourceOptions = {}): Promise<ParsedSource> {
-  if (options.format && options.format !== "auto" && !FORMAT_NAMES.includes(options.format)) {
-    throw new GllamError("E_BAD_INPUT", `unknown format "${options.format}" (one of auto, ${FORMAT_NAMES.join(", ")})`);
-  }
   let size: number;
   try {
     const stats = statSync(path);
