@@ -37,11 +37,6 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const mean = (values: readonly number[]) => (values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length);
 
-/** Items in first-seen order without repeats (turn ranking -> session ranking). */
-export function uniqueInOrder<T>(items: readonly T[]): T[] {
-  return [...new Set(items)];
-}
-
 /** Averages per-question metric rows, overall and per group. */
 export function summarize(rows: { group: string; metrics: Record<string, number> }[]): {
   overall: Record<string, number>;

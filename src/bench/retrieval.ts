@@ -18,7 +18,8 @@ import type { IngestUnit } from "../episodic/formats/source.ts";
 import { writeUnits } from "../episodic/ingest.ts";
 import { episodeEmbeddingText, startVectorFiller } from "../episodic/vectors.ts";
 import type { SearchTuning } from "../retrieval/search-episodes.ts";
-import { ndcgAtK, percentile, recallAllAtK, recallAnyAtK, recallAtK, round, summarize, uniqueInOrder } from "./metrics.ts";
+import { rankGroups } from "../retrieval/fusion.ts";
+import { ndcgAtK, percentile, recallAllAtK, recallAnyAtK, recallAtK, round, summarize } from "./metrics.ts";
 
 export type RetrievalBenchOptions = {
   dataset: "locomo" | "longmemeval";
@@ -88,11 +89,15 @@ function longMemEvalScenarios(data: unknown, file: string): Scenario[] {
   });
 }
 
-function scoreQuestion(dataset: RetrievalBenchOptions["dataset"], docs: string[], relevant: Set<string>): Record<string, number> {
+/** Sessions ranked from scored turns (LongMemEval's documents are sessions). */
+const SESSION_DECAY = 0.5;
+
+function scoreQuestion(dataset: RetrievalBenchOptions["dataset"], docs: { doc: string; score: number }[], relevant: Set<string>): Record<string, number> {
   if (dataset === "locomo") {
-    return Object.fromEntries([5, 10, 20].map((k) => [`recall@${k}`, recallAtK(docs, relevant, k)]));
+    const ids = docs.map((d) => d.doc);
+    return Object.fromEntries([5, 10, 20].map((k) => [`recall@${k}`, recallAtK(ids, relevant, k)]));
   }
-  const sessions = uniqueInOrder(docs);
+  const sessions = rankGroups(docs.map((d) => ({ group: d.doc, score: d.score })), SESSION_DECAY);
   const metrics: Record<string, number> = {};
   for (const k of [5, 10]) {
     metrics[`recall_any@${k}`] = recallAnyAtK(sessions, relevant, k);
@@ -148,7 +153,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions): Promise
           const result = await gllam.searchEpisodes(question.text, { k: depth, tuning: options.tuning });
           timing.latencies.push(performance.now() - started);
           timing.searchLatencies.push(result.searchMs);
-          const docs = result.hits.map((hit) => docOf.get(hit.episodeId)!);
+          const docs = result.hits.map((hit) => ({ doc: docOf.get(hit.episodeId)!, score: hit.score }));
           rows.push({ group: question.group, metrics: scoreQuestion(options.dataset, docs, question.relevant) });
         }
       } finally {

@@ -46,3 +46,18 @@ export function boostBySpeaker(scores: Map<number, number>, speakerOf: Map<numbe
   const named = new Set(speakers);
   return new Map([...scores].map(([id, score]) => [id, named.has(speakerOf.get(id) ?? "") ? score * (1 + boost) : score]));
 }
+
+/**
+ * Ranks the groups (sessions) of scored items: a group scores its best item plus a decaying share
+ * of its next ones (decay^i for its i-th best), so a session with several good turns beats one
+ * lucky turn, without letting long sessions win by size alone.
+ */
+export function rankGroups(items: { group: string; score: number }[], decay: number): string[] {
+  const byGroup = new Map<string, number[]>();
+  for (const item of items) byGroup.set(item.group, [...(byGroup.get(item.group) ?? []), item.score]);
+  const scored = [...byGroup].map(([group, scores]) => {
+    const total = scores.sort((a, b) => b - a).reduce((sum, score, i) => sum + score * decay ** i, 0);
+    return { group, total };
+  });
+  return scored.sort((a, b) => b.total - a.total || a.group.localeCompare(b.group)).map((s) => s.group);
+}

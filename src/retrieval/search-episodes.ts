@@ -27,7 +27,7 @@ export type SearchTuning = {
   candidates: number;
 };
 
-export const DEFAULT_TUNING: SearchTuning = { rrfK: 60, bm25Weight: 1, contextWeight: 0.5, denseWeight: 0.3, neighbourWeight: 0, speakerBoost: 1, candidates: 100 };
+export const DEFAULT_TUNING: SearchTuning = { rrfK: 60, bm25Weight: 1, contextWeight: 0.5, denseWeight: 0.3, neighbourWeight: 0.05, speakerBoost: 0.5, candidates: 100 };
 
 export type SearchEpisodesOptions = {
   scope?: string;

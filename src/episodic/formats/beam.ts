@@ -27,8 +27,9 @@ export function parseBeam(data: unknown, options: ParseOptions): ParsedSource {
       const sessionId = `${unit.key}/batch-${batch.batch_number ?? b + 1}/${s + 1}`;
       const startedAt = anchor;
       session.forEach((turn: unknown, t: number) => {
-        const content = isRecord(turn) ? textField(turn, "content")?.replace(INDEX_MARK, "") : undefined;
-        if (!isRecord(turn) || !content) return sink.report(`${where}.turns[${s}][${t}]`, "expected a turn {role, content}");
+        if (!isRecord(turn) || typeof turn.content !== "string") return sink.report(`${where}.turns[${s}][${t}]`, "expected a turn {role, content}");
+        const content = turn.content.replace(INDEX_MARK, "").trim();
+        if (!content) return; // an empty turn says nothing to remember
         anchor = parseSourceDate(turn.time_anchor) ?? anchor;
         unit.episodes.push({
           scope: options.scope,

@@ -30,8 +30,9 @@ export function parseLongMemEval(data: unknown, options: ParseOptions): ParsedSo
       if (dates[s] !== undefined && occurredAt === undefined) sink.report(`${where}.haystack_dates[${s}]`, `unreadable date ${JSON.stringify(dates[s])}`);
       unit.sessions.push({ scope: options.scope, id: sessionId, startedAt: occurredAt, metadata: { date: dates[s] ?? null } });
       turns.forEach((turn: unknown, t: number) => {
-        const content = isRecord(turn) ? textField(turn, "content") : undefined;
-        if (!isRecord(turn) || !content) return sink.report(`${sessionWhere}[${t}]`, 'expected a turn {role, content}');
+        if (!isRecord(turn) || typeof turn.content !== "string") return sink.report(`${sessionWhere}[${t}]`, "expected a turn {role, content}");
+        const content = turn.content.trim();
+        if (!content) return; // an empty turn says nothing to remember
         const episode: EpisodeInput = { scope: options.scope, sessionId, seq: t, role: textField(turn, "role") ?? "", content, occurredAt };
         unit.episodes.push(episode);
       });
