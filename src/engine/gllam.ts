@@ -93,8 +93,7 @@ export class Gllam {
   /** Stops background work (vectors in flight are abandoned and stay queued) and closes the file. */
   close(): void {
     this.#checkpointManager?.stop();
-    this.#pool?.embedder.close?.();
-    this.#pool = undefined;
+    this.#stopPool();
     this.store.close();
   }
 
@@ -223,13 +222,20 @@ export class Gllam {
    * episodes every intervalMs. One pool per engine; close() stops it.
    */
   startEmbeddingWorkerPool(workers = 2, intervalMs = 1000, options: Omit<VectorFillerOptions, "concurrency" | "intervalMs"> = {}): VectorFiller {
-    this.#pool?.embedder.close?.();
+    this.#stopPool();
     const template = this.embedder;
     const spec = template.spec;
     const embedder: Embedder & { close?: () => void } = spec ? createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }) : template;
     const filler = startVectorFiller(this.store, embedder, { ...options, concurrency: spec ? workers : 1, intervalMs });
     this.#pool = { filler, embedder };
     return filler;
+  }
+
+  /** The filler stops taking work at once (stop() is synchronous up to waiting for batches in flight). */
+  #stopPool(): void {
+    void this.#pool?.filler.stop();
+    this.#pool?.embedder.close?.();
+    this.#pool = undefined;
   }
 
   /** Resolves when every queued episode has a vector (starting a pool of two workers if none runs). */
