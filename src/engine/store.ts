@@ -21,6 +21,10 @@ const WRITER_PRAGMAS = [
   "PRAGMA synchronous = NORMAL",
   "PRAGMA foreign_keys = ON",
   "PRAGMA wal_autocheckpoint = 1000",
+  // Statement journals (every constrained insert in a transaction has one) stay in memory: on disk
+  // they cost a dozen pwrite calls per row and halve ingest speed.
+  "PRAGMA temp_store = MEMORY",
+  "PRAGMA cache_size = -262144",
 ];
 const READER_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA query_only = ON"];
 

@@ -51,48 +51,60 @@ const EPISODE_COLUMNS = `id, scope, kind, session_id AS sessionId, seq, role, sp
 type RawEpisode = Omit<EpisodeRow, "metadata"> & { metadata: string };
 const toEpisode = (row: RawEpisode): EpisodeRow => ({ ...row, metadata: parseJsonColumn(row.metadata, {}) });
 
+/** Validates episodes (and their sessions) without writing; errors name `where[i]` and the field. */
+export function parseEpisodes(inputs: EpisodeInput[], options: AddEpisodesOptions = {}): ParsedBatch {
+  const where = options.where ?? "episodes";
+  return {
+    episodes: inputs.map((input, i) => parseEpisode(input, `${where}[${i}]`)),
+    sessions: (options.sessions ?? []).map((input, i) => parseInput(SessionInputSchema, input, `${where} session ${i}`)),
+  };
+}
+export type ParsedBatch = { episodes: ParsedEpisode[]; sessions: ReturnType<typeof parseSession>[] };
+
+/**
+ * Writes a validated batch; the caller holds the transaction. Kept free of savepoints: a nested
+ * savepoint makes SQLite journal every row of the batch, which costs more than the insert itself.
+ */
+export function insertEpisodes(db: Database, batch: ParsedBatch, now = Date.now()): AddEpisodesResult {
+  for (const session of batch.sessions) upsertSession(db, session, now);
+  const sessionKeys = new Set(batch.sessions.map((s) => `${s.scope}\u0000${s.id}`));
+  const ensureSession = db.query("INSERT INTO sessions (scope, id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
+  const insert = db.query<{ id: number }, [string, string, string, number, string, string, string, number | null, string | null, string, string, number]>(
+    `INSERT INTO episodes (scope, kind, session_id, seq, role, speaker, content, occurred_at, source_id, metadata, content_hash, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, content_hash) DO NOTHING RETURNING id`,
+  );
+  const existing = db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE scope = ? AND content_hash = ?");
+  const ids: number[] = [];
+  const fresh: { id: number; scope: string; content: string }[] = [];
+  for (const episode of batch.episodes) {
+    const key = `${episode.scope}\u0000${episode.sessionId}`;
+    if (!sessionKeys.has(key)) {
+      ensureSession.run(episode.scope, episode.sessionId, now);
+      sessionKeys.add(key);
+    }
+    const hash = episodeContentHash(episode);
+    const row = insert.get(
+      episode.scope, episode.kind, episode.sessionId, episode.seq, episode.role, episode.speaker, episode.content,
+      episode.occurredAt ?? null, episode.sourceId ?? null, JSON.stringify(episode.metadata), hash, now,
+    );
+    if (row) {
+      ids.push(row.id);
+      fresh.push({ id: row.id, scope: episode.scope, content: episode.content });
+    } else {
+      ids.push(existing.get(episode.scope, hash)!.id);
+    }
+  }
+  const mentions = linkEpisodeMentions(db, fresh);
+  return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
+}
+
 /**
  * Adds turns and chunks in one transaction: every input is validated before anything is written,
  * so a bad item leaves the database as it was. Re-adding an episode adds nothing.
  */
 export function addEpisodes(store: Store, inputs: EpisodeInput[], options: AddEpisodesOptions = {}): AddEpisodesResult {
-  const where = options.where ?? "episodes";
-  const episodes = inputs.map((input, i) => parseEpisode(input, `${where}[${i}]`));
-  const sessions = (options.sessions ?? []).map((input, i) => parseInput(SessionInputSchema, input, `${where} session ${i}`));
-  const now = Date.now();
-  const db = store.db();
-  return store.transaction(() => {
-    for (const session of sessions) upsertSession(db, session, now);
-    const sessionKeys = new Set(sessions.map((s) => `${s.scope}\u0000${s.id}`));
-    const ensureSession = db.query("INSERT INTO sessions (scope, id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
-    const insert = db.query<{ id: number }, [string, string, string, number, string, string, string, number | null, string | null, string, string, number]>(
-      `INSERT INTO episodes (scope, kind, session_id, seq, role, speaker, content, occurred_at, source_id, metadata, content_hash, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, content_hash) DO NOTHING RETURNING id`,
-    );
-    const existing = db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE scope = ? AND content_hash = ?");
-    const ids: number[] = [];
-    const fresh: { id: number; scope: string; content: string }[] = [];
-    for (const episode of episodes) {
-      const key = `${episode.scope}\u0000${episode.sessionId}`;
-      if (!sessionKeys.has(key)) {
-        ensureSession.run(episode.scope, episode.sessionId, now);
-        sessionKeys.add(key);
-      }
-      const hash = episodeContentHash(episode);
-      const row = insert.get(
-        episode.scope, episode.kind, episode.sessionId, episode.seq, episode.role, episode.speaker, episode.content,
-        episode.occurredAt ?? null, episode.sourceId ?? null, JSON.stringify(episode.metadata), hash, now,
-      );
-      if (row) {
-        ids.push(row.id);
-        fresh.push({ id: row.id, scope: episode.scope, content: episode.content });
-      } else {
-        ids.push(existing.get(episode.scope, hash)!.id);
-      }
-    }
-    const mentions = linkEpisodeMentions(db, fresh);
-    return { ids, inserted: fresh.length, duplicates: episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
-  });
+  const batch = parseEpisodes(inputs, options);
+  return store.transaction(() => insertEpisodes(store.db(), batch));
 }
 
 function upsertSession(db: Database, session: ReturnType<typeof parseSession>, now: number): void {

@@ -3,7 +3,7 @@
  * file written in one transaction, so a file is either all in or not at all.
  */
 import type { Store } from "../engine/store.ts";
-import { addEpisodes } from "./episodes.ts";
+import { insertEpisodes, parseEpisodes } from "./episodes.ts";
 import { readSourceFile, type ReadSourceOptions } from "./formats/read-source.ts";
 import type { BadRecord, FormatName, IngestUnit } from "./formats/source.ts";
 
@@ -14,14 +14,16 @@ export type IngestProgress = (done: number, total: number, file: string) => void
 /** Episodes written per statement batch inside a file's transaction (progress granularity). */
 const SLICE = 5000;
 
-/** Writes units in one transaction; returns counts. Shared by `gllam ingest` and the benchmarks. */
+/** Validates, then writes units in one transaction; returns counts. Shared by `gllam ingest` and the benchmarks. */
 export function writeUnits(store: Store, units: IngestUnit[], onSlice?: (written: number) => void): Omit<FileIngestReport, "path" | "format" | "bad"> {
+  const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
+  const db = store.db();
   return store.transaction(() => {
     const totals = { units: units.length, episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
-    for (const unit of units) {
-      for (let i = 0; i < Math.max(1, unit.episodes.length); i += SLICE) {
-        const slice = unit.episodes.slice(i, i + SLICE);
-        const result = addEpisodes(store, slice, { sessions: i === 0 ? unit.sessions : [], where: unit.key });
+    for (const batch of batches) {
+      for (let i = 0; i < Math.max(1, batch.episodes.length); i += SLICE) {
+        const slice = batch.episodes.slice(i, i + SLICE);
+        const result = insertEpisodes(db, { episodes: slice, sessions: i === 0 ? batch.sessions : [] });
         totals.episodes += slice.length;
         totals.inserted += result.inserted;
         totals.duplicates += result.duplicates;
