@@ -14,6 +14,7 @@ import { forget, type ForgetReport, type ForgetTarget } from "../semantic/forget
 import { asKnownAt, linkHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
 import { invalidateDependentCrossCuttingLinks, invalidateObsoleteEdge, type CascadeReport, type InvalidationResult } from "../semantic/invalidation.ts";
 import { findMultiHopPath, type MultiHopPath, type PathOptions } from "../semantic/paths.ts";
+import { semanticPolicy } from "../semantic/policy.ts";
 import { resolveContradiction, type ContradictionResolution } from "../semantic/resolution.ts";
 import { attributeContainerEntryToSource, upsertSource, type AttributedEntry, type UpsertSourceResult } from "../semantic/sources.ts";
 import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../semantic/trust.ts";
@@ -172,7 +173,7 @@ export class Gllam {
   }
 
   resolveContradiction(contradictionId: string, winnerLinkId: number): ContradictionResolution {
-    return resolveContradiction(this.store, contradictionId, winnerLinkId);
+    return resolveContradiction(this.store, semanticPolicy(this.config), contradictionId, winnerLinkId);
   }
 
   asKnownAt(nodeId: string, options: KnownAtOptions): DirectedLink[] {

@@ -168,13 +168,19 @@ function laterBelievedExists(store: Store, link: SemanticLink): boolean {
   );
 }
 
-export type ContradictionResolution = { contradictionId: string; winnerLinkId: number; loserLinkIds: number[] };
+export type ContradictionResolution = {
+  contradictionId: string;
+  winnerLinkId: number;
+  loserLinkIds: number[];
+  /** When a newer claim had taken the slot meanwhile: how the winner fared against it. */
+  settled?: { action: SettleAction; reason: string };
+};
 
 /**
  * Closes an open contradiction in favour of one of its claims (the user's or the planner's answer):
  * the other is expired, the winner believed again if it was the challenger.
  */
-export function resolveContradiction(store: Store, contradictionId: string, winnerLinkId: number, now = Date.now()): ContradictionResolution {
+export function resolveContradiction(store: Store, policy: SemanticPolicy, contradictionId: string, winnerLinkId: number, now = Date.now()): ContradictionResolution {
   return store.transaction(() => {
     const node = readNode(store, contradictionId, true);
     if (!node || node.type !== NODE_TYPES.contradiction) throw new GllamError("E_NOT_FOUND", `no contradiction ${contradictionId}`);
@@ -188,11 +194,14 @@ export function resolveContradiction(store: Store, contradictionId: string, winn
       if (loser.expiredAt === null) retireLink(store, loser, { now, endReason: "superseded", byLinkId: winner.id, endValidity: true, detail: why });
       insertEngineLink(store, { scope: node.scope, sourceId: contradictionId, targetId: winner.targetId, relationship: "resolves_conflict", metadata: { winnerLinkId: winner.id, loserLinkId: loser.id, reason: why } }, now);
     }
+    let settled: Settlement | undefined;
     if (winner.expiredAt !== null) {
       store.db().query("UPDATE semantic_links SET expired_at = NULL, end_reason = NULL, superseded_by = NULL WHERE id = ?").run(winner.id);
       recordLinkEvent(store, { linkId: winner.id, at: now, kind: "restored", oldExpiredAt: winner.expiredAt, detail: why });
+      // Another claim may have taken the slot since the contradiction opened: the usual rules settle it.
+      settled = settleExclusiveClaim(store, readLink(store, winner.id, true)!, { policy, explicitFrom: true, now });
     }
     upsertNode(store, { id: contradictionId, scope: node.scope, name: node.name, metadata: { ...node.metadata, status: "resolved", winnerLinkId, resolvedAt: now } });
-    return { contradictionId, winnerLinkId, loserLinkIds: losers.map((l) => l.id) };
+    return { contradictionId, winnerLinkId, loserLinkIds: losers.map((l) => l.id), ...(settled && settled.action !== "inserted" && { settled: { action: settled.action, reason: settled.reason } }) };
   });
 }
