@@ -21,6 +21,9 @@ export type ConflictDecision =
   | { kind: "claim_loses"; existing: BelievedLink; why: string }
   | { kind: "contradiction"; existing: BelievedLink; why: string };
 
+/** A stored link whose valid_from equals its recorded_at had none stated: addEdge defaulted it to now. */
+export const hasStatedValidFrom = (link: { validFrom: number; recordedAt: number }) => link.validFrom !== link.recordedAt;
+
 export function decideConflict(claim: ClaimTiming, existing: BelievedLink, allowUserGrilling: boolean): ConflictDecision {
   if (claim.explicitFrom && existing.validFrom < claim.validFrom) return { kind: "succession", existing };
   if (existing.validFrom > claim.validFrom) return { kind: "precedes", existing };

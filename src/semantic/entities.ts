@@ -8,6 +8,7 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import type { SemanticNode } from "../memory/types.ts";
+import { hasStatedValidFrom } from "./conflicts.ts";
 import { insertEngineLink, readLink } from "./links.ts";
 import { normalizeEntityName } from "./names.ts";
 import { readNode, readNodes, upsertNode } from "./nodes.ts";
@@ -104,7 +105,7 @@ export function mergeNodes(store: Store, config: AgenticMemoryConfig, keepId: st
     const settled = moved.flatMap((id) => {
       const link = readLink(store, id, true)!;
       if (link.sourceId !== keepId || link.expiredAt !== null || !policy.exclusive.has(link.relationship)) return [];
-      const { action, reason } = settleExclusiveClaim(store, link, { policy, explicitFrom: true, now });
+      const { action, reason } = settleExclusiveClaim(store, link, { policy, explicitFrom: hasStatedValidFrom(link), now });
       return action === "inserted" ? [] : [{ linkId: id, action, reason }];
     });
     return { keptId: keepId, mergedId: dropId, linksRepointed: moved.length, mentionsMoved: mentions, aliasesAdded, settled };

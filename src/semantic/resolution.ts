@@ -7,7 +7,7 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { NODE_TYPES, type SemanticLink } from "../memory/types.ts";
-import { decideConflict, type ConflictDecision } from "./conflicts.ts";
+import { decideConflict, hasStatedValidFrom, type ConflictDecision } from "./conflicts.ts";
 import { endLinkValidity, insertEngineLink, LINK_COLUMNS, readLink, recordLinkEvent, retireLink, toLink, type LinkRow } from "./links.ts";
 import { readNode, upsertNode } from "./nodes.ts";
 import type { SemanticPolicy } from "./policy.ts";
@@ -199,7 +199,7 @@ export function resolveContradiction(store: Store, policy: SemanticPolicy, contr
       store.db().query("UPDATE semantic_links SET expired_at = NULL, end_reason = NULL, superseded_by = NULL WHERE id = ?").run(winner.id);
       recordLinkEvent(store, { linkId: winner.id, at: now, kind: "restored", oldExpiredAt: winner.expiredAt, detail: why });
       // Another claim may have taken the slot since the contradiction opened: the usual rules settle it.
-      settled = settleExclusiveClaim(store, readLink(store, winner.id, true)!, { policy, explicitFrom: true, now });
+      settled = settleExclusiveClaim(store, readLink(store, winner.id, true)!, { policy, explicitFrom: hasStatedValidFrom(winner), now });
     }
     upsertNode(store, { id: contradictionId, scope: node.scope, name: node.name, metadata: { ...node.metadata, status: "resolved", winnerLinkId, resolvedAt: now } });
     return { contradictionId, winnerLinkId, loserLinkIds: losers.map((l) => l.id), ...(settled && settled.action !== "inserted" && { settled: { action: settled.action, reason: settled.reason } }) };

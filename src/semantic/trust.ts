@@ -100,6 +100,16 @@ function isLexical(token: string): boolean {
   return true; // other scripts: no vowel rule
 }
 
+const charClass = (c: string) => (/\p{Lu}/u.test(c) ? 0 : /\p{Ll}/u.test(c) ? 1 : /\p{N}/u.test(c) ? 2 : 3);
+
+/** How often neighbouring characters change class (upper, lower, digit, other): random strings switch constantly. */
+function classSwitchRatio(text: string): number {
+  const chars = [...text];
+  let switches = 0;
+  for (let i = 1; i < chars.length; i++) if (charClass(chars[i]!) !== charClass(chars[i - 1]!)) switches++;
+  return switches / Math.max(1, chars.length - 1);
+}
+
 /**
  * Internal semantic coherence: +50 for text that reads as prose, -250 for noise (denial-of-service
  * floods, keyboard mashing, random strings), 0 when too short to tell.
@@ -116,7 +126,7 @@ export function assessCoherence(text: string): Coherence {
   if (trimmed.length >= 20 && entropy < 2.5) return { ...base, delta: -250, verdict: "gibberish", why: "repetitive characters (low entropy)" };
   if (symbols > 0.25) return { ...base, delta: -250, verdict: "gibberish", why: "mostly non-lexical symbols" };
   if (tokens.length >= 3 && lexicalRatio < 0.5) return { ...base, delta: -250, verdict: "gibberish", why: "most tokens are not words" };
-  if (tokens.length === 1 && trimmed.length >= 24 && !isLexical(tokens[0]!)) return { ...base, delta: -250, verdict: "gibberish", why: "one long non-word token" };
+  if (tokens.length === 1 && trimmed.length >= 16 && classSwitchRatio(trimmed) > 0.5) return { ...base, delta: -250, verdict: "gibberish", why: "one long random-looking token" };
   if (tokens.length >= 3 && lexicalRatio >= 0.75 && entropy >= 3 && entropy <= 5.2) return { ...base, delta: 50, verdict: "prose", why: "reads as prose" };
   return { ...base, delta: 0, verdict: "neutral", why: "too short or mixed to judge" };
 }

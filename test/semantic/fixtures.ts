@@ -12,16 +12,20 @@ export const tinyEmbedder: Embedder = {
   embed: async (texts) => texts.map((t) => Float32Array.from([t.length, t.charCodeAt(0) || 1, 1, 0.5])),
 };
 
-const dir = makeTempDir("gllam-semantic-");
-
-/** A fresh memory with the named nodes (id = name lower-cased unless given as id:Name). */
-export async function graph(names: string[], config: Partial<AgenticMemoryConfig> = {}): Promise<Gllam> {
-  const gllam = await openTempGllam(dir, { embedder: tinyEmbedder, config: { ...defaultAgenticMemoryConfig(), ...config } });
-  for (const entry of names) {
-    const [id, name] = entry.includes(":") ? entry.split(":") : [entry.toLowerCase(), entry];
-    gllam.upsertNode({ id: id!, name: name! });
-  }
-  return gllam;
+/**
+ * Call once per test file (its temp folder goes when the file ends): returns `graph(names)`, a
+ * fresh memory with the named nodes (id = name lower-cased, or "id:Name").
+ */
+export function useGraphs() {
+  const dir = makeTempDir("gllam-semantic-");
+  return async (names: string[], config: Partial<AgenticMemoryConfig> = {}): Promise<Gllam> => {
+    const gllam = await openTempGllam(dir, { embedder: tinyEmbedder, config: { ...defaultAgenticMemoryConfig(), ...config } });
+    for (const entry of names) {
+      const [id, name] = entry.includes(":") ? entry.split(":") : [entry.toLowerCase(), entry];
+      gllam.upsertNode({ id: id!, name: name! });
+    }
+    return gllam;
+  };
 }
 
 export function count(gllam: Gllam, table: string, where = "1"): number {

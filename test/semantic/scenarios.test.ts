@@ -1,7 +1,9 @@
 /** The seed's own examples, end to end on a real SQLite file. */
 import { describe, expect, test } from "bun:test";
 import { isExpansionSuppressed } from "../../src/semantic/fallacies.ts";
-import { addSource, count, day, graph } from "./fixtures.ts";
+import { addSource, count, day, useGraphs } from "./fixtures.ts";
+
+const graph = useGraphs();
 
 describe("Jira Resolved (W=900) vs Email Draft (W=100) on has_state", () => {
   test("the draft first, then the resolved ticket: the draft is expired and joined to the winner", async () => {
