@@ -3,6 +3,10 @@ import { version } from "../../package.json";
 import { describeError, GllamError } from "../engine/errors.ts";
 import { findUnknownFlag, normalizeArgv } from "./argv.ts";
 import { benchCommand } from "./commands/bench.ts";
+import { factCommand } from "./commands/fact.ts";
+import { forgetCommand } from "./commands/forget.ts";
+import { pathCommand } from "./commands/path.ts";
+import { trustCommand } from "./commands/trust.ts";
 import { recallCommand } from "./commands/recall.ts";
 import { seedCommand } from "./commands/seed.ts";
 import { statsCommand } from "./commands/stats.ts";
@@ -10,7 +14,16 @@ import { globalArgs } from "./context.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
 type AnyCommand = CommandDef<any>;
-const subCommands: Record<string, AnyCommand> = { seed: seedCommand, recall: recallCommand, stats: statsCommand, bench: benchCommand };
+const subCommands: Record<string, AnyCommand> = {
+  seed: seedCommand,
+  recall: recallCommand,
+  stats: statsCommand,
+  bench: benchCommand,
+  fact: factCommand,
+  path: pathCommand,
+  forget: forgetCommand,
+  trust: trustCommand,
+};
 
 export const mainCommand = defineCommand({
   meta: { name: "gllam", version, description: "Local agentic memory: episodic, semantic and procedural memory in one SQLite file" },

@@ -47,7 +47,7 @@ describe("coherence", () => {
     ["PostgreSQL-15.2-alpine", "neutral"],
     ["OK", "neutral"],
     ["", "empty"],
-  ])("%j is %s", (text, verdict) => expect(assessCoherence(text).verdict).toBe(verdict));
+  ] as const)("%j is %s", (text, verdict) => expect(assessCoherence(text).verdict).toBe(verdict));
 
   test("entropy of a uniform alphabet is log2 of its size", () => {
     expect(characterEntropy("abcd".repeat(10))).toBeCloseTo(2, 10);
