@@ -97,13 +97,16 @@ export function addEdge(store: Store, input: LinkInput, options: AddEdgeOptions)
 type EndpointNames = { subjectName: string; targetName: string };
 
 function checkEndpoints(store: Store, link: LinkInputParsed): EndpointNames {
-  const names: string[] = [];
-  for (const id of [link.sourceId, link.targetId]) {
-    const node = store.db().query<{ scope: string; name: string }, [string]>("SELECT scope, name FROM semantic_nodes WHERE id = ?").get(id);
+  const found = store
+    .db()
+    .query<{ id: string; scope: string; name: string }, [string, string]>("SELECT id, scope, name FROM semantic_nodes WHERE id IN (?, ?)")
+    .all(link.sourceId, link.targetId);
+  const names = [link.sourceId, link.targetId].map((id) => {
+    const node = found.find((n) => n.id === id);
     if (!node) throw new GllamError("E_NOT_FOUND", `link ${link.sourceId} -[${link.relationship}]-> ${link.targetId}: no node ${id}`);
     if (node.scope !== link.scope) throw new GllamError("E_BAD_INPUT", `node ${id} is in scope "${node.scope}", the link in "${link.scope}"`);
-    names.push(node.name);
-  }
+    return node.name;
+  });
   if (link.episodeId !== undefined && !store.db().query("SELECT 1 FROM episodes WHERE id = ?").get(link.episodeId)) {
     throw new GllamError("E_NOT_FOUND", `link provenance episode ${link.episodeId} does not exist`);
   }

@@ -6,22 +6,10 @@
 import { expect, test } from "bun:test";
 import type { Gllam } from "../../src/engine/gllam.ts";
 import { isGllamError } from "../../src/engine/errors.ts";
+import { seededRandom } from "../../src/bench/random.ts";
 import { useGraphs } from "./fixtures.ts";
 
 const graph = useGraphs();
-
-/** mulberry32: a small seeded generator. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
-}
 
 const EXCLUSIVE = ["has_state", "located_in", "version_is"];
 
@@ -44,7 +32,9 @@ async function run(seed: number, steps: number, grilling: boolean) {
   const subjects = ["s0", "s1", "s2", "s3", "s4"];
   const targets = ["t0", "t1", "t2", "t3", "t4", "t5"];
   const gllam = await graph([...subjects, ...targets], { allow_user_grilling: grilling });
-  const rng = random(seed);
+  const rng = seededRandom(seed);
+  // Non-empty lists throughout, except where the result is checked before use.
+  const pick = <T,>(items: readonly T[]): T => rng.pick(items) as T;
   const seen = new Set<number>();
   const forgotten = new Set<number>();
   const tally: Record<string, number> = {};
@@ -60,10 +50,10 @@ async function run(seed: number, steps: number, grilling: boolean) {
         const validUntil = validFrom !== undefined && rng.next() < 0.2 ? validFrom + rng.int(200_000) : undefined;
         const result = gllam.addEdge(
           {
-            sourceId: rng.pick(subjects),
-            targetId: rng.pick(targets),
-            relationship: rng.pick(EXCLUSIVE),
-            trustWeight: rng.pick([100, 500, 500, 900]),
+            sourceId: pick(subjects),
+            targetId: pick(targets),
+            relationship: pick(EXCLUSIVE),
+            trustWeight: pick([100, 500, 500, 900]),
             caveats: rng.next() < 0.3 ? `caveat ${rng.int(3)}` : "",
             validFrom,
             validUntil,
@@ -73,32 +63,32 @@ async function run(seed: number, steps: number, grilling: boolean) {
         op += `:${result.action}`;
       } else if (roll < 0.7) {
         op = "addEdge:plain";
-        gllam.addEdge({ sourceId: rng.pick(subjects), targetId: rng.pick(targets), relationship: rng.pick(["uses", "depends_on"]), validFrom: rng.int(now) }, { now });
+        gllam.addEdge({ sourceId: pick(subjects), targetId: pick(targets), relationship: pick(["uses", "depends_on"]), validFrom: rng.int(now) }, { now });
       } else if (roll < 0.78) {
         op = "invalidateObsoleteEdge";
-        const link = rng.pick(gllam.dbRO().query<{ id: number; validFrom: number }, []>("SELECT id, valid_from AS validFrom FROM semantic_links").all());
+        const link = pick(gllam.dbRO().query<{ id: number; validFrom: number }, []>("SELECT id, valid_from AS validFrom FROM semantic_links").all());
         if (link) gllam.invalidateObsoleteEdge(link.id, link.validFrom + rng.int(100_000));
       } else if (roll < 0.83) {
         op = "cascade";
-        gllam.invalidateDependentCrossCuttingLinks(rng.pick(targets), now);
+        gllam.invalidateDependentCrossCuttingLinks(pick(targets), now);
       } else if (roll < 0.9) {
         op = "resolveContradiction";
         const open = gllam
           .dbRO()
           .query<{ id: string; metadata: string }, []>("SELECT id, metadata FROM semantic_nodes WHERE type = 'contradiction' AND json_extract(metadata, '$.status') = 'open'")
           .all();
-        const node = rng.pick(open);
-        if (node) gllam.resolveContradiction(node.id, rng.pick(JSON.parse(node.metadata).linkIds as number[]));
+        const node = pick(open);
+        if (node) gllam.resolveContradiction(node.id, pick(JSON.parse(node.metadata).linkIds as number[]));
       } else if (roll < 0.93 && subjects.length > 2) {
         op = "mergeNodes";
         const [keep, drop] = [subjects[0]!, subjects.splice(1 + rng.int(subjects.length - 1), 1)[0]!];
         gllam.mergeNodes(keep, drop);
       } else if (roll < 0.96) {
         op = "compactNodeCaveats";
-        gllam.compactNodeCaveats(rng.pick(subjects), 2);
+        gllam.compactNodeCaveats(pick(subjects), 2);
       } else {
         op = "forget";
-        const id = rng.pick(linkIds(gllam));
+        const id = pick(linkIds(gllam));
         if (id !== undefined) for (const removed of gllam.forget({ link: id }).removed.links) forgotten.add(removed);
       }
     } catch (error) {
