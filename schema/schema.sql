@@ -163,22 +163,36 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes(scope, session_id, seq);
 CREATE INDEX IF NOT EXISTS idx_episodes_time ON episodes(scope, occurred_at);
 CREATE INDEX IF NOT EXISTS idx_episodes_created ON episodes(scope, created_at);
+CREATE INDEX IF NOT EXISTS idx_episodes_speaker ON episodes(scope, speaker);
 
--- Full-text index over episodes (external content, kept in step by triggers, porter stemming).
+-- Full-text index over episodes (porter stemming). Contentless: it indexes each turn with the turn
+-- before it in its session (`context`, so a reply is found by the question it answers) without
+-- storing the text twice; rows are deleted by rowid (contentless_delete).
 CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
-  content, speaker,
-  content = 'episodes', content_rowid = 'id',
+  content, speaker, context,
+  content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS episodes_fts_insert AFTER INSERT ON episodes BEGIN
-  INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+  INSERT INTO episodes_fts(rowid, content, speaker, context) VALUES (new.id, new.content, new.speaker,
+    coalesce((SELECT p.content FROM episodes p WHERE p.scope = new.scope AND p.session_id = new.session_id AND p.seq = new.seq - 1), ''));
 END;
 CREATE TRIGGER IF NOT EXISTS episodes_fts_delete AFTER DELETE ON episodes BEGIN
-  INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
+  DELETE FROM episodes_fts WHERE rowid = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS episodes_fts_update AFTER UPDATE OF content, speaker ON episodes BEGIN
-  INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
-  INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+  DELETE FROM episodes_fts WHERE rowid = old.id;
+  INSERT INTO episodes_fts(rowid, content, speaker, context) VALUES (new.id, new.content, new.speaker,
+    coalesce((SELECT p.content FROM episodes p WHERE p.scope = new.scope AND p.session_id = new.session_id AND p.seq = new.seq - 1), ''));
+END;
+
+-- Episodes waiting for a vector: filled by the insert trigger, drained by the embedding worker pool
+-- (processUnembeddedBatch), so finding work never scans the episodes table.
+CREATE TABLE IF NOT EXISTS episode_vector_queue (
+  episode_id INTEGER PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE
+) STRICT;
+CREATE TRIGGER IF NOT EXISTS episodes_vector_enqueue AFTER INSERT ON episodes BEGIN
+  INSERT INTO episode_vector_queue(episode_id) VALUES (new.id);
 END;
 
 -- Which nodes an episode mentions (the deterministic entity linker's `mentioned_in` relation).

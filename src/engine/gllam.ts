@@ -2,8 +2,37 @@ import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
-import type { LinkInput, NodeInput, SemanticNode, SimilarNode, SourceInput } from "../memory/types.ts";
+import type {
+  EpisodeInput,
+  EpisodeRow,
+  EpisodicSummaryInput,
+  EpisodicSummaryRow,
+  LinkInput,
+  NodeInput,
+  SemanticNode,
+  SessionInput,
+  SimilarNode,
+  SourceInput,
+} from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
+import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
+import { createPooledEmbedder } from "../embed/worker-pool.ts";
+import {
+  addEpisodes,
+  getEpisodesInWindow,
+  getRecentEpisodes,
+  listSessions,
+  saveSession,
+  type AddEpisodesOptions,
+  type AddEpisodesResult,
+  type SessionSummary,
+} from "../episodic/episodes.ts";
+import { ingestFiles, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
+import type { ReadSourceOptions } from "../episodic/formats/read-source.ts";
+import { relinkScopeMentions } from "../episodic/mentions.ts";
+import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
+import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
+import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
 import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
 import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
 import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
@@ -50,6 +79,7 @@ export class Gllam {
   readonly embedder: Embedder;
   readonly config: AgenticMemoryConfig;
   #checkpointManager: WALCheckpointManager | undefined;
+  #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
 
   private constructor(store: Store, embedder: Embedder, config: AgenticMemoryConfig) {
     this.store = store;
@@ -74,8 +104,10 @@ export class Gllam {
     return this.store.path;
   }
 
+  /** Stops background work (vectors in flight are abandoned and stay queued) and closes the file. */
   close(): void {
     this.#checkpointManager?.stop();
+    this.#stopPool();
     this.store.close();
   }
 
@@ -230,7 +262,94 @@ export class Gllam {
     return forget(this.store, target);
   }
 
+  // ---------------------------------------------------------------- episodic
+  /** Turns and chunks in one transaction (idempotent by content hash); vectors come later. */
+  addEpisodes(episodes: EpisodeInput[], options?: AddEpisodesOptions): AddEpisodesResult {
+    return addEpisodes(this.store, episodes, options);
+  }
+
+  saveSession(session: SessionInput): void {
+    saveSession(this.store, session);
+  }
+
+  listSessions(options?: { scope?: string }): SessionSummary[] {
+    return listSessions(this.store, options);
+  }
+
+  saveEpisodicSummary(summary: EpisodicSummaryInput): number {
+    return saveEpisodicSummary(this.store, summary);
+  }
+
+  getEpisodicSummaries(options?: { scope?: string; sessionId?: string }): EpisodicSummaryRow[] {
+    return getEpisodicSummaries(this.store, options);
+  }
+
+  getRecentEpisodes(limit: number, options?: { scope?: string; sessionId?: string }): EpisodeRow[] {
+    return getRecentEpisodes(this.store, limit, options);
+  }
+
+  getEpisodesInWindow(start: number, end: number, options?: { scope?: string; limit?: number }): EpisodeRow[] {
+    return getEpisodesInWindow(this.store, start, end, options);
+  }
+
+  /** Parses every file first, then writes each in one transaction (`gllam ingest`). */
+  ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+    return ingestFiles(this.store, paths, options, onProgress);
+  }
+
+  /** Links every episode of a scope to the nodes it mentions (after nodes were added). */
+  relinkMentions(scope = "default"): number {
+    return this.store.transaction(() => relinkScopeMentions(this.store.db(), scope));
+  }
+
+  /** Episodes still waiting for a vector. */
+  countUnembedded(): number {
+    return countUnembedded(this.store);
+  }
+
+  /** Embeds up to n queued episodes on this thread and stores their vectors. */
+  async processUnembeddedBatch(n = 64): Promise<number> {
+    return (await processUnembeddedBatch(this.store, this.embedder, n)).length;
+  }
+
+  /**
+   * Starts filling episode vectors in the background: `workers` Bun Workers each with its own copy
+   * of the embedder (on this thread if the embedder cannot be rebuilt in a worker), looking for new
+   * episodes every intervalMs. One pool per engine; close() stops it.
+   */
+  startEmbeddingWorkerPool(workers = 2, intervalMs = 1000, options: Omit<VectorFillerOptions, "concurrency" | "intervalMs"> = {}): VectorFiller {
+    this.#stopPool();
+    const template = this.embedder;
+    const spec = template.spec;
+    const embedder: Embedder & { close?: () => void } = spec ? createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }) : template;
+    const filler = startVectorFiller(this.store, embedder, { ...options, concurrency: spec ? workers : 1, intervalMs });
+    this.#pool = { filler, embedder };
+    return filler;
+  }
+
+  /** The filler stops taking work at once (stop() is synchronous up to waiting for batches in flight). */
+  #stopPool(): void {
+    void this.#pool?.filler.stop();
+    this.#pool?.embedder.close?.();
+    this.#pool = undefined;
+  }
+
+  /** Resolves when every queued episode has a vector (starting a pool of two workers if none runs). */
+  waitForEmbeddings(): Promise<number> {
+    return (this.#pool ?? { filler: this.startEmbeddingWorkerPool() }).filler.waitForEmbeddings();
+  }
+
+  /** Vectors for every node and episode from the active embedder (after a model change, or to fill gaps). */
+  reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
+    return reembedAll(this.store, this.#pool?.embedder ?? this.embedder, options);
+  }
+
   // ---------------------------------------------------------------- retrieval
+  /** Hybrid episode search (BM25 + vectors, fused by weighted RRF, neighbour-boosted). */
+  searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
+    return searchEpisodes(this.store, this.embedder, query, options);
+  }
+
   recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, this.embedder, query, options);
   }

@@ -53,7 +53,10 @@ const result = (overrides: Partial<RecallResult>): RecallResult => ({
   asOf: 0,
   focus: [],
   similar: [],
+  episodes: [],
   unresolvedEntities: [],
+  denseUsed: true,
+  warnings: [],
   ...overrides,
 });
 
