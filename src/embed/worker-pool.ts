@@ -22,10 +22,14 @@ export type PooledEmbedder = Embedder & {
   readonly size: number;
 };
 
-type Job = { id: number; texts: string[]; attempts: number; resolve(vectors: Float32Array[]): void; reject(error: Error): void };
-type Slot = { worker: Worker; job: Job | undefined };
+/**
+ * The worker's entry point. In the compiled binary, scripts/build.ts embeds it as an entry point of
+ * its own, stored by its path below src/ (the entry points' common folder) as .js.
+ */
+const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "/$bunfs/root/embed/embed-worker.js" : new URL("./embed-worker.ts", import.meta.url).href;
 
-const workerUrl = new URL("./embed-worker.ts", import.meta.url);
+type Job = { id: number; texts: string[]; attempts: number; resolve(vectors: Float32Array[]): void; reject(error: Error): void };
+type Slot = { worker: Worker; job: Job | undefined; lastError?: string };
 
 export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }, options: WorkerPoolOptions): PooledEmbedder {
   const size = options.workers;
@@ -40,12 +44,15 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
   let dims = template.dims;
 
   function spawn(): Slot {
-    const worker = new Worker(workerUrl);
+    const worker = new Worker(WORKER_ENTRY);
     const slot: Slot = { worker, job: undefined };
     worker.postMessage({ type: "init", spec: template.spec } satisfies WorkerRequest);
     worker.addEventListener("message", (event: MessageEvent<WorkerReply>) => settle(slot, event.data));
     // "close" fires when a worker exits for any reason; an unexpected one is a crash.
     worker.addEventListener("close", () => replace(slot));
+    worker.addEventListener("error", (event) => {
+      slot.lastError = event.message;
+    });
     worker.unref();
     return slot;
   }
@@ -77,7 +84,8 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
     slots[at] = spawn();
     if (job) {
       job.attempts++;
-      if (job.attempts > maxRetries) job.reject(new GllamError("E_EMBEDDER", `an embedding worker died ${job.attempts} times on the same batch of ${job.texts.length} texts`));
+      const why = slot.lastError ? ` (last error: ${slot.lastError})` : "";
+      if (job.attempts > maxRetries) job.reject(new GllamError("E_EMBEDDER", `an embedding worker died ${job.attempts} times on the same batch of ${job.texts.length} texts${why}`));
       else queue.unshift(job);
     }
     dispatch();
