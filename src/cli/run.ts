@@ -3,11 +3,15 @@ import { version } from "../../package.json";
 import { describeError, GllamError } from "../engine/errors.ts";
 import { findUnknownFlag, normalizeArgv } from "./argv.ts";
 import { benchCommand } from "./commands/bench.ts";
+import { factCommand } from "./commands/fact.ts";
+import { forgetCommand } from "./commands/forget.ts";
 import { ingestCommand } from "./commands/ingest.ts";
+import { pathCommand } from "./commands/path.ts";
 import { recallCommand } from "./commands/recall.ts";
 import { reembedCommand } from "./commands/reembed.ts";
 import { seedCommand } from "./commands/seed.ts";
 import { statsCommand } from "./commands/stats.ts";
+import { trustCommand } from "./commands/trust.ts";
 import { globalArgs } from "./context.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
@@ -19,6 +23,10 @@ const subCommands: Record<string, AnyCommand> = {
   reembed: reembedCommand,
   stats: statsCommand,
   bench: benchCommand,
+  fact: factCommand,
+  path: pathCommand,
+  forget: forgetCommand,
+  trust: trustCommand,
 };
 
 export const mainCommand = defineCommand({

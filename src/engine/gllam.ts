@@ -12,6 +12,7 @@ import type {
   SemanticNode,
   SessionInput,
   SimilarNode,
+  SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
 import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
@@ -32,7 +33,20 @@ import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
 import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
-import { activeLinks, addEdge, type ActiveLinkOptions, type AddEdgeResult, type DirectedLink } from "../semantic/links.ts";
+import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
+import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
+import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
+import { disambiguateEntityForSource, mergeNodes, resolveEntity, type Disambiguation, type EntityResolution, type MergeReport } from "../semantic/entities.ts";
+import { describeFacts, type DescribedFact } from "../semantic/facts.ts";
+import { askFallacyJudge, type FallacyJudge } from "../semantic/fallacies.ts";
+import { forget, type ForgetReport, type ForgetTarget } from "../semantic/forget.ts";
+import { asKnownAt, linkHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
+import { invalidateDependentCrossCuttingLinks, invalidateObsoleteEdge, type CascadeReport, type InvalidationResult } from "../semantic/invalidation.ts";
+import { findMultiHopPath, type MultiHopPath, type PathOptions } from "../semantic/paths.ts";
+import { semanticPolicy } from "../semantic/policy.ts";
+import { resolveContradiction, type ContradictionResolution } from "../semantic/resolution.ts";
+import { attributeContainerEntryToSource, upsertSource, type AttributedEntry, type UpsertSourceResult } from "../semantic/sources.ts";
+import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../semantic/trust.ts";
 import {
   checkEmbeddingModelVersion,
   searchSimilarNodes,
@@ -137,10 +151,6 @@ export class Gllam {
     return findNodesByName(this.store, name, scope);
   }
 
-  addEdge(link: LinkInput): AddEdgeResult {
-    return addEdge(this.store, link);
-  }
-
   activeLinks(nodeId: string, options?: ActiveLinkOptions): DirectedLink[] {
     return activeLinks(this.store, nodeId, options);
   }
@@ -163,7 +173,93 @@ export class Gllam {
 
   /** Writes the sample memory of the seed's walk-through (idempotent). */
   seedSampleMemory(): Promise<SeedReport> {
-    return seedSampleMemory(this.store, this.embedder);
+    return seedSampleMemory(this.store, this.embedder, this.config);
+  }
+
+  // ---------------------------------------------------------------- semantic: claims, trust, history (issue 4)
+  /** Records a claim: dedupe, fallacy cues and impacts, and trust-weighted settlement of exclusive relationships. */
+  addEdge(link: LinkInput, options: { now?: number } = {}): AddEdgeResult {
+    return addEdge(this.store, link, { config: this.config, ...options });
+  }
+
+  /** addEdge with a fallacy judge (an LLM) consulted first; a failing judge leaves the rule-based cues. */
+  async addEdgeJudged(link: LinkInput, judge: FallacyJudge): Promise<AddEdgeResult & { judgeError?: string }> {
+    const [subject, target] = [readNode(this.store, link.sourceId), readNode(this.store, link.targetId)];
+    const outcome = await askFallacyJudge(judge, {
+      text: link.claim ?? "",
+      relationship: link.relationship,
+      subjectName: subject?.name ?? link.sourceId,
+      targetName: target?.name ?? link.targetId,
+      proof: link.proof,
+    });
+    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings });
+    return outcome.error ? { ...result, judgeError: outcome.error } : result;
+  }
+
+  invalidateObsoleteEdge(linkId: number, at: number): InvalidationResult {
+    return invalidateObsoleteEdge(this.store, linkId, at);
+  }
+
+  invalidateDependentCrossCuttingLinks(nodeId: string, at: number, options?: { maxDepth?: number }): CascadeReport {
+    return invalidateDependentCrossCuttingLinks(this.store, this.config, nodeId, at, options);
+  }
+
+  resolveContradiction(contradictionId: string, winnerLinkId: number): ContradictionResolution {
+    return resolveContradiction(this.store, semanticPolicy(this.config), contradictionId, winnerLinkId);
+  }
+
+  asKnownAt(nodeId: string, options: KnownAtOptions): DirectedLink[] {
+    return asKnownAt(this.store, nodeId, options);
+  }
+
+  linkHistory(sourceId: string, relationship: string, options?: { scope?: string }): LinkVersion[] {
+    return linkHistory(this.store, sourceId, relationship, options);
+  }
+
+  describeFacts(nodeId: string, options?: { asOf?: number }): DescribedFact[] {
+    return describeFacts(this.store, nodeId, options);
+  }
+
+  computeTrustWeight(input: TrustInput, now?: number): TrustBreakdown {
+    return computeTrustWeight(input, this.config, now);
+  }
+
+  upsertSource(source: SourceInput & { text?: string }): UpsertSourceResult {
+    return upsertSource(this.store, this.config, source);
+  }
+
+  /** Seed: AttributeContainerEntryToSource(repoType, handle, displayName, text, at). */
+  attributeContainerEntryToSource(repoType: string, handle: string, displayName: string, text: string, at?: number, options: { role?: string; scope?: string } = {}): AttributedEntry {
+    return attributeContainerEntryToSource(this.store, this.config, { repoType, handle, displayName, text, at, ...options });
+  }
+
+  findMultiHopPath(a: string, b: string, options?: PathOptions): MultiHopPath {
+    return findMultiHopPath(this.store, a, b, options);
+  }
+
+  compactNodeCaveats(nodeId: string, maxInline = 5): CaveatCompaction {
+    return compactNodeCaveats(this.store, nodeId, maxInline);
+  }
+
+  batchCompactHubCaveats(minCaveats = 10, maxInline = 5, options?: { scope?: string }): CaveatCompaction[] {
+    return batchCompactHubCaveats(this.store, minCaveats, maxInline, options);
+  }
+
+  resolveEntity(name: string, options?: { scope?: string }): EntityResolution {
+    return resolveEntity(this.store, name, options);
+  }
+
+  mergeNodes(keepId: string, dropId: string): MergeReport {
+    return mergeNodes(this.store, this.config, keepId, dropId);
+  }
+
+  disambiguateEntityForSource(nodeId: string, sense: string, originSourceId?: string): Disambiguation {
+    return disambiguateEntityForSource(this.store, { nodeId, sense, originSourceId });
+  }
+
+  /** Removes a node, link or source and everything derived only from it, and reports what went. */
+  forget(target: ForgetTarget): ForgetReport {
+    return forget(this.store, target);
   }
 
   // ---------------------------------------------------------------- episodic

@@ -16,11 +16,25 @@ function formatValidity(link: RecalledLink): string {
 export function formatLink(link: RecalledLink, self: string): string {
   const [from, to] = link.direction === "out" ? [self, link.otherName] : [link.otherName, self];
   const parts = [`${from} **${link.relationship}** ${to}`];
-  if (link.caveats) parts.push(`caveat: ${link.caveats}`);
+  if (link.caveats && link.caveatInline !== false) parts.push(`caveat: ${link.caveats}`);
   if (link.conditions) parts.push(`when: ${link.conditions}`);
   const facts = [formatValidity(link), `trust ${link.trustWeight}`];
+  if (link.source) facts.push(`from ${link.source.docType}/${link.source.displayName || link.source.handle || "?"}`);
   if (link.evidenceCount > 1) facts.push(`asserted ${link.evidenceCount}x`);
-  return `- ${parts.join(" — ")} (${facts.join(", ")}) [link ${link.id}]`;
+  return [`- ${parts.join(" — ")} (${facts.join(", ")}) [link ${link.id}]`, ...formatFactNotes(link)].join("\n");
+}
+
+/** What the engine knows about a fact beyond the fact: what it beat, open contradictions, fallacy flags. */
+function formatFactNotes(link: RecalledLink): string[] {
+  const notes: string[] = [];
+  if (link.caveatInline === false && link.caveats) notes.push("caveat compacted into the caveat summary");
+  for (const beaten of link.supersedes ?? []) {
+    const how = beaten.endReason === "contradicted" ? "contested by" : beaten.endReason === "succeeded" ? "followed" : "prevailed over";
+    notes.push(`${how} ${beaten.targetName} (trust ${beaten.trustWeight}) [link ${beaten.linkId}]`);
+  }
+  for (const c of link.contradictions ?? []) if (c.status === "open") notes.push(`⚠ open contradiction ${c.id}: ${c.name}`);
+  if (link.fallacies?.length) notes.push(`fallacies flagged: ${link.fallacies.join(", ")}`);
+  return notes.map((note) => `  - ${note}`);
 }
 
 function formatFocus({ node, matchedBy, links }: RecalledNode): string[] {

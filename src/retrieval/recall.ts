@@ -3,7 +3,8 @@ import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import { embedOne, type Embedder } from "../embed/embedder.ts";
 import type { SemanticNode, SimilarNode } from "../memory/types.ts";
-import { activeLinks, type DirectedLink } from "../semantic/links.ts";
+import { describeFacts, type FactDetails } from "../semantic/facts.ts";
+import type { DirectedLink } from "../semantic/links.ts";
 import { findNodesByName, readNodes } from "../semantic/nodes.ts";
 import { checkEmbeddingModelVersion, knnNodes } from "../semantic/node-vectors.ts";
 import { searchEpisodes, type EpisodeSearchHit, type SearchTuning } from "./search-episodes.ts";
@@ -23,7 +24,8 @@ export type RecallOptions = {
   tuning?: Partial<SearchTuning>;
 };
 
-export type RecalledLink = DirectedLink & { otherId: string; otherName: string };
+/** An active fact with the other end's name; describeFacts adds source, contradictions, fallacies. */
+export type RecalledLink = DirectedLink & { otherId: string; otherName: string } & Partial<FactDetails>;
 export type RecalledNode = { node: SemanticNode; matchedBy: "entity" | "similarity"; links: RecalledLink[] };
 export type RecallResult = {
   query: string;
@@ -83,11 +85,7 @@ export async function recall(store: Store, embedder: Embedder, query: string, op
     if (nearest) focusNodes.push({ node: nearest, matchedBy: "similarity" });
   }
 
-  const focus = focusNodes.map(({ node, matchedBy }) => {
-    const links = activeLinks(store, node.id, { asOf }).map((link) => ({ ...link, otherId: link.direction === "out" ? link.targetId : link.sourceId }));
-    const others = new Map(readNodes(store, links.map((link) => link.otherId)).map((n) => [n.id, n]));
-    return { node, matchedBy, links: links.map((link) => ({ ...link, otherName: others.get(link.otherId)?.name ?? link.otherId })) };
-  });
+  const focus = focusNodes.map(({ node, matchedBy }) => ({ node, matchedBy, links: describeFacts(store, node.id, { asOf }) }));
   const named = focusNodes.filter((f) => f.matchedBy === "entity").map((f) => f.node.id);
   const episodes =
     episodeCount === 0
