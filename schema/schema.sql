@@ -270,3 +270,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS episode_vectors USING vec0(
   scope TEXT PARTITION KEY,
   embedding float[{{dims}}] distance_metric=cosine
 );
+
+-- @static-vectors: the static embedder's tier, written in the ingest transaction ({{dims}} is its
+-- dimension, which may differ from the model tier's). int8: a quarter of the space of float, and
+-- cosine distance ignores each vector's scale.
+CREATE VIRTUAL TABLE IF NOT EXISTS episode_static_vectors USING vec0(
+  episode_id INTEGER PRIMARY KEY,
+  scope TEXT PARTITION KEY,
+  embedding int8[{{dims}}] distance_metric=cosine
+);

@@ -1,8 +1,13 @@
 /**
- * `bun run build`: one executable, dist/gllam, with the embedding model, the tfjs WASM backend and
- * the sqlite-vec extension inside. It runs from any folder, offline, with no node_modules.
+ * `bun run build`: one executable, dist/gllam, with the embedding model, the tfjs WASM backend,
+ * the sqlite-vec extension and the static embedding table inside. It runs from any folder,
+ * offline, with no node_modules. The table is distilled first unless cached (about a minute, once);
+ * GLLAM_STATIC_TABLE names another table file to embed.
  */
-import { rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EMBEDDED_TABLE_NAME, ensureStaticTable } from "../src/embed/static/bundled-table.ts";
 
 const outfile = process.argv[2] ?? "dist/gllam";
 const host = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
@@ -13,9 +18,16 @@ const otherPlatforms = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"
 
 rmSync(outfile, { force: true });
 const started = performance.now();
+// Embedded under its fixed name, where src/embed/static/bundled-table.ts looks for it.
+const tableDir = mkdtempSync(join(tmpdir(), "gllam-build-"));
+const table = join(tableDir, EMBEDDED_TABLE_NAME);
+copyFileSync(await ensureStaticTable(), table);
 const result = await Bun.build({
   // The embedding worker is its own entry point: `new Worker(url)` loads it from inside the executable.
-  entrypoints: ["src/cli/main.ts", "src/embed/embed-worker.ts"],
+  entrypoints: ["src/cli/main.ts", "src/embed/embed-worker.ts", table],
+  // Entry points are stored by their path below src/ (the table, outside it, by its name).
+  root: "src",
+  naming: { asset: "[name].[ext]" },
   target: "bun",
   minify: true,
   format: "esm",
@@ -24,6 +36,7 @@ const result = await Bun.build({
   // The executable's behaviour must not depend on the folder it is started from.
   compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
 });
+rmSync(tableDir, { recursive: true, force: true });
 if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);

@@ -1,7 +1,9 @@
 /**
  * `gllam bench retrieval`: each LoCoMo conversation, or each LongMemEval_S question's haystack, is
- * ingested into a fresh database through the real ingest path (vectors by the worker pool), then
- * every question is answered by searchEpisodes and scored against its evidence.
+ * ingested into a fresh database through the real ingest path (static vectors in the ingest
+ * transaction, model vectors by the worker pool), then every question is answered by
+ * searchEpisodes and scored against its evidence, once per variant (each tier alone, BM25 alone,
+ * the fusions) on the same databases.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -9,7 +11,8 @@ import { join } from "node:path";
 import { Gllam } from "../engine/gllam.ts";
 import { GllamError } from "../engine/errors.ts";
 import { createCachedEmbedder } from "../embed/cache.ts";
-import type { Embedder, EmbedderSpec } from "../embed/embedder.ts";
+import { embedOne, type Embedder } from "../embed/embedder.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { createPooledEmbedder } from "../embed/worker-pool.ts";
 import { parseJsonText } from "../episodic/formats/json-text.ts";
 import { parseLocomo } from "../episodic/formats/locomo.ts";
@@ -24,8 +27,10 @@ import { ndcgAtK, percentile, recallAllAtK, recallAnyAtK, recallAtK, round, summ
 export type RetrievalBenchOptions = {
   dataset: "locomo" | "longmemeval";
   data: string;
-  /** Embedder for queries (this thread) and the template for the worker pool. */
-  embedder: Embedder;
+  /** The model tier: embeds queries (this thread) and is the template for the worker pool; none: static tier only. */
+  embedder?: Embedder;
+  /** The static tier (written at ingest); none: no static vectors. */
+  staticEmbedder?: StaticEmbedder;
   /** Embeds queries instead of `embedder` (tuning runs pass a cached one; latency then excludes the model). */
   queryEmbedder?: Embedder;
   workers?: number;
@@ -33,19 +38,28 @@ export type RetrievalBenchOptions = {
   cachePath?: string;
   /** false: BM25 only, nothing embedded. */
   dense?: boolean;
+  /** The default fusion's settings (over DEFAULT_TUNING). */
   tuning?: Partial<SearchTuning>;
+  /** Further settings scored on the same databases, by name (tuning grids). */
+  variants?: Record<string, Partial<SearchTuning>>;
   /** Only the first n units (conversations / questions), for quick runs. */
   limit?: number;
   onProgress?: (message: string) => void;
 };
 
-export type RetrievalBenchResult = {
+type Scores = { overall: Record<string, number>; by_category: Record<string, { questions: number } & Record<string, number>> };
+
+export type RetrievalBenchResult = Scores & {
   dataset: string;
   questions: number;
-  overall: Record<string, number>;
-  by_category: Record<string, { questions: number } & Record<string, number>>;
+  /** Each variant's scores; `overall` and `by_category` above are the default fusion's. */
+  variants: Record<string, Scores>;
+  /** Ingest through the real path, static vectors included (model vectors come after). */
   ingest_turns_per_s: number;
+  /** The static embedder on this thread (0 without a static tier). */
   embed_turns_per_s: number;
+  /** The model tier's worker pool, on texts the cache has not seen (0 without a model tier). */
+  model_embed_turns_per_s: number;
   recall_p50_ms: number;
   recall_p95_ms: number;
   search_p50_ms: number;
@@ -53,6 +67,17 @@ export type RetrievalBenchResult = {
   turns: number;
   tuning: Partial<SearchTuning>;
   embedder: string;
+  static_embedder: string;
+};
+
+/** Pure retrievers, and BM25 with what each tier adds, scored beside the default fusion. */
+const ALONE = { bm25Weight: 0, neighbourWeight: 0, speakerBoost: 0, contextWeight: 0 };
+export const TIER_VARIANTS: Record<string, Partial<SearchTuning>> = {
+  bm25: { denseWeight: 0, staticWeight: 0 },
+  static: { ...ALONE, denseWeight: 0, staticWeight: 1 },
+  model: { ...ALONE, staticWeight: 0, denseWeight: 1 },
+  "bm25+static": { denseWeight: 0 },
+  "bm25+model": { staticWeight: 0 },
 };
 
 const LOCOMO_CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
@@ -107,6 +132,18 @@ function scoreQuestion(dataset: RetrievalBenchOptions["dataset"], docs: { doc: s
   return metrics;
 }
 
+/** The static embedder's throughput on one thread over the benchmark's turns (best of three passes). */
+function measureStaticThroughput(embedder: StaticEmbedder, texts: string[]): number {
+  if (texts.length === 0) return 0;
+  let best = Infinity;
+  for (let pass = 0; pass < 3; pass++) {
+    const started = performance.now();
+    embedder.embedSync(texts);
+    best = Math.min(best, performance.now() - started);
+  }
+  return texts.length / (best / 1000);
+}
+
 /** Embedding throughput of the worker pool on texts the cache has not seen, measured once per run. */
 async function measureEmbedThroughput(pool: Embedder, texts: string[]): Promise<number> {
   if (texts.length === 0) return 0;
@@ -124,24 +161,29 @@ export async function runRetrievalBench(options: RetrievalBenchOptions): Promise
   const scenarios = (options.dataset === "locomo" ? locomoScenarios(data, options.data) : longMemEvalScenarios(data, options.data)).slice(0, options.limit ?? Infinity);
   const dense = options.dense !== false;
   const workers = options.workers ?? 2;
-  const spec = options.embedder.spec;
-  const pool = dense && spec ? createPooledEmbedder({ ...options.embedder, spec: spec as EmbedderSpec, embed: (t) => options.embedder.embed(t) }, { workers }) : undefined;
+  const model = dense ? options.embedder : undefined;
+  const staticEmbedder = dense ? options.staticEmbedder : undefined;
+  const spec = model?.spec;
+  const pool = model && spec ? createPooledEmbedder({ ...model, spec, embed: (t) => model.embed(t) }, { workers }) : undefined;
   const cache = pool && options.cachePath !== "" ? createCachedEmbedder(pool, options.cachePath ?? defaultVectorCachePath()) : undefined;
-  const vectorEmbedder = cache ?? pool ?? options.embedder;
+  const vectorEmbedder = cache ?? pool ?? model;
+  const queryEmbedder = model && (options.queryEmbedder ?? model);
+  const variants = { ...(dense ? TIER_VARIANTS : {}), ...options.variants, default: options.tuning ?? {} };
   const dir = mkdtempSync(join(tmpdir(), "gllam-bench-retrieval-"));
   const timing: Timing = { ingestTurns: 0, ingestSeconds: 0, latencies: [], searchLatencies: [] };
-  const rows: { group: string; metrics: Record<string, number> }[] = [];
+  const rows: Record<string, { group: string; metrics: Record<string, number> }[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   try {
-    const sample = scenarios.flatMap((s) => s.unit.episodes).slice(0, 256);
-    const embedRate = pool ? await measureEmbedThroughput(pool, sample.map((e) => episodeEmbeddingText({ speaker: e.speaker ?? "", content: e.content }))) : 0;
+    const texts = scenarios.flatMap((s) => s.unit.episodes).map((e) => episodeEmbeddingText({ speaker: e.speaker ?? "", content: e.content }));
+    const staticRate = staticEmbedder ? measureStaticThroughput(staticEmbedder, texts.slice(0, 50_000)) : 0;
+    const modelRate = pool ? await measureEmbedThroughput(pool, texts.slice(0, 256)) : 0;
     for (const [i, scenario] of scenarios.entries()) {
-      const gllam = await Gllam.open(join(dir, `${i}.db`), { embedder: options.queryEmbedder ?? options.embedder });
+      const gllam = await Gllam.open(join(dir, `${i}.db`), { embedder: queryEmbedder ?? staticEmbedder, staticEmbedder: staticEmbedder ?? null });
       try {
         const started = performance.now();
-        writeUnits(gllam.store, [scenario.unit]);
+        writeUnits(gllam.store, [scenario.unit], { staticEmbedder });
         timing.ingestSeconds += (performance.now() - started) / 1000;
         timing.ingestTurns += scenario.unit.episodes.length;
-        if (dense) {
+        if (vectorEmbedder) {
           const filler = startVectorFiller(gllam.store, vectorEmbedder, { concurrency: workers, batchSize: 128 });
           await filler.waitForEmbeddings();
           await filler.stop();
@@ -150,32 +192,46 @@ export async function runRetrievalBench(options: RetrievalBenchOptions): Promise
         const depth = options.dataset === "locomo" ? 20 : 100;
         for (const question of scenario.questions) {
           const started = performance.now();
-          const result = await gllam.searchEpisodes(question.text, { k: depth, tuning: options.tuning });
-          timing.latencies.push(performance.now() - started);
-          timing.searchLatencies.push(result.searchMs);
-          const docs = result.hits.map((hit) => ({ doc: docOf.get(hit.episodeId)!, score: hit.score }));
-          rows.push({ group: question.group, metrics: scoreQuestion(options.dataset, docs, question.relevant) });
+          const queryVector = queryEmbedder && (await embedOne(queryEmbedder, question.text));
+          const embedMs = performance.now() - started;
+          for (const [name, tuning] of Object.entries(variants)) {
+            const searchStarted = performance.now();
+            const result = await gllam.searchEpisodes(question.text, { k: depth, tuning, queryVector });
+            if (name === "default") {
+              timing.latencies.push(embedMs + performance.now() - searchStarted);
+              timing.searchLatencies.push(result.searchMs);
+            }
+            const docs = result.hits.map((hit) => ({ doc: docOf.get(hit.episodeId)!, score: hit.score }));
+            rows[name]!.push({ group: question.group, metrics: scoreQuestion(options.dataset, docs, question.relevant) });
+          }
         }
       } finally {
         gllam.close();
       }
-      options.onProgress?.(`${scenario.unit.key}: ${i + 1}/${scenarios.length} units, ${rows.length} questions`);
+      options.onProgress?.(`${scenario.unit.key}: ${i + 1}/${scenarios.length} units, ${rows.default!.length} questions`);
     }
-    const { overall, byGroup } = summarize(rows);
+    const scores = Object.fromEntries(
+      Object.entries(rows).map(([name, list]) => {
+        const { overall, byGroup } = summarize(list);
+        return [name, { overall, by_category: byGroup }];
+      }),
+    );
     return {
       dataset: options.dataset,
-      questions: rows.length,
-      overall,
-      by_category: byGroup,
+      questions: rows.default!.length,
+      ...scores.default!,
+      variants: scores,
       ingest_turns_per_s: Math.round(timing.ingestTurns / timing.ingestSeconds),
-      embed_turns_per_s: round(embedRate, 1),
+      embed_turns_per_s: Math.round(staticRate),
+      model_embed_turns_per_s: round(modelRate, 1),
       recall_p50_ms: round(percentile(timing.latencies, 50), 2),
       recall_p95_ms: round(percentile(timing.latencies, 95), 2),
       search_p50_ms: round(percentile(timing.searchLatencies, 50), 2),
       search_p95_ms: round(percentile(timing.searchLatencies, 95), 2),
       turns: timing.ingestTurns,
       tuning: options.tuning ?? {},
-      embedder: dense ? options.embedder.modelVersion : "none (BM25 only)",
+      embedder: model?.modelVersion ?? "none",
+      static_embedder: staticEmbedder?.modelVersion ?? "none",
     };
   } finally {
     cache?.close();

@@ -1,9 +1,16 @@
 import { createHttpEmbedder } from "../embed/http.ts";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder } from "../embed/embedder.ts";
-import { readEnv } from "../config/env.ts";
+import { EmbedderNameSchema, readEnv, type EmbedderName } from "../config/env.ts";
+import { ensureStaticTable, loadStaticEmbedder } from "../embed/static/bundled-table.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { GllamError } from "../engine/errors.ts";
+import { parseInput } from "../memory/parse.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
 import { Gllam } from "../engine/gllam.ts";
+
+/** What `--embedder` means when nobody names one: the tiers that measured best (README, Embeddings). */
+export const DEFAULT_EMBEDDER: EmbedderName = "model";
 
 /** Flags every command takes (seed names: --db, --embeddings-server). */
 export const globalArgs = {
@@ -13,16 +20,37 @@ export const globalArgs = {
     description: "Embeddings server (llama.cpp or OpenAI-compatible; default: $EMBEDDINGS_SERVER, else the bundled model)",
     valueHint: "url",
   },
+  embedder: {
+    type: "string",
+    description: `Embedding tiers: static (static vectors only), model (static at ingest + the bundled model in the background) or http (static + an embeddings server); default: $GLLAM_EMBEDDER, else http when a server is set, else ${DEFAULT_EMBEDDER}`,
+    valueHint: "name",
+  },
   config: { type: "string", description: "Agentic memory config JSON (default: $GLLAM_CONFIG, else the shipped one)", valueHint: "path" },
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
-export type GlobalArgs = { db?: string; "embeddings-server"?: string; config?: string; debug?: boolean };
+export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; debug?: boolean };
 
-/** The embedder the flags and environment name: an HTTP server, else the bundled model. */
-export function chooseEmbedder(args: GlobalArgs, env = readEnv()): Embedder {
+export type ChosenTiers = { name: EmbedderName; embedder: Embedder; staticEmbedder?: StaticEmbedder };
+
+/**
+ * The embedding tiers the flags and environment name. The static tier is always on; `static` makes
+ * it the only one (nodes too get static vectors), `model` and `http` add a model tier.
+ */
+export async function chooseTiers(args: GlobalArgs, env = readEnv()): Promise<ChosenTiers> {
   const url = args["embeddings-server"] ?? env.EMBEDDINGS_SERVER;
-  return url ? createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) : createLocalModelEmbedder();
+  const name = args.embedder === undefined ? (env.GLLAM_EMBEDDER ?? (url ? "http" : DEFAULT_EMBEDDER)) : parseInput(EmbedderNameSchema, args.embedder.toLowerCase(), "--embedder");
+  switch (name) {
+    case "static": {
+      const embedder = loadStaticEmbedder(await ensureStaticTable());
+      return { name, embedder, staticEmbedder: embedder };
+    }
+    case "model":
+      return { name, embedder: createLocalModelEmbedder() };
+    case "http":
+      if (!url) throw new GllamError("E_CONFIG", "--embedder http needs an embeddings server (--embeddings-server URL or $EMBEDDINGS_SERVER)");
+      return { name, embedder: createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) };
+  }
 }
 
 /**
@@ -32,9 +60,11 @@ export function chooseEmbedder(args: GlobalArgs, env = readEnv()): Embedder {
 export async function openEngine(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }): Promise<Gllam> {
   const env = readEnv();
   const configPath = args.config ?? env.GLLAM_CONFIG;
+  const tiers = await chooseTiers(args, env);
   return Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
     ...mode,
-    embedder: chooseEmbedder(args, env),
+    embedder: tiers.embedder,
+    staticEmbedder: tiers.staticEmbedder,
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
   });
 }

@@ -12,7 +12,14 @@ const OptionalUrl = v.optional(
   ),
 );
 
-/** The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY / GLLAM_CONFIG). */
+export const EMBEDDER_NAMES = ["static", "model", "http"] as const;
+export type EmbedderName = (typeof EMBEDDER_NAMES)[number];
+export const EmbedderNameSchema = v.picklist(EMBEDDER_NAMES, `must be one of ${EMBEDDER_NAMES.join(", ")}`);
+
+/**
+ * The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY /
+ * GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE).
+ */
 export const EnvSchema = v.object({
   DATABASE_PATH: OptionalText,
   EMBEDDINGS_SERVER: OptionalUrl,
@@ -25,6 +32,8 @@ export const EnvSchema = v.object({
   OPENROUTER_API_KEY: OptionalText,
   FAST_DOWNWARD: OptionalText,
   GLLAM_CONFIG: OptionalText,
+  GLLAM_EMBEDDER: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), EmbedderNameSchema)),
+  GLLAM_STATIC_TABLE: OptionalText,
 });
 export type GllamEnv = v.InferOutput<typeof EnvSchema>;
 

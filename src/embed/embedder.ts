@@ -15,6 +15,8 @@ export interface Embedder {
 /** A serialisable recipe for an embedder, so the worker pool can build one per Bun Worker. */
 export type EmbedderSpec =
   | { kind: "local" }
+  /** The static embedder: the distilled table at path, else the bundled one. */
+  | { kind: "static"; path?: string }
   | { kind: "http"; url: string; api?: "auto" | "openai" | "llama"; model?: string; apiKey?: string; timeoutMs?: number; batchSize?: number }
   /** A module whose default export is a function returning an Embedder (custom models, tests). */
   | { kind: "module"; path: string };

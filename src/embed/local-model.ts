@@ -20,8 +20,9 @@ import wasmThreaded from "@energetic-ai/core/dist/tfjs-backend-wasm-threaded-sim
 import { describeError, GllamError } from "../engine/errors.ts";
 import { assertEmbeddableTexts, checkVectors, type Embedder } from "./embedder.ts";
 
-export const LOCAL_MODEL_VERSION = "use-lite-512@energetic-ai-0.2.0";
-export const LOCAL_MODEL_DIMS = 512;
+import { LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION } from "./local-model-version.ts";
+
+export { LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION };
 /** Texts per forward pass: large enough to amortise the call, small enough to bound WASM memory. */
 const BATCH = 64;
 
@@ -32,7 +33,10 @@ type GraphModel = ConstructorParameters<typeof EmbeddingsModel>[0]["model"];
  * The parts of tfjs we call. @energetic-ai/core re-exports them from bundled tfjs packages whose
  * type declarations it does not ship, so they are typed here.
  */
+type Tensor = { dispose(): void; array(): Promise<number[][]> };
 type TfCore = {
+  tensor1d(values: number[], dtype: "int32"): Tensor;
+  tensor2d(values: number[][], shape: [number, number], dtype: "int32"): Tensor;
   setWasmPaths(paths: Record<string, string>): void;
   setBackend(name: "wasm"): Promise<boolean>;
   loadGraphModel(handler: unknown): Promise<GraphModel>;
@@ -75,6 +79,32 @@ async function loadModel(): Promise<EmbeddingsModel> {
 function sharedModel(): Promise<EmbeddingsModel> {
   loading ??= loadModel();
   return loading;
+}
+
+/**
+ * Runs the model on piece-id sequences, bypassing its tokenizer (what EmbeddingsModel.embed does
+ * after tokenizing): distillation embeds each vocabulary piece alone this way.
+ */
+export async function embedPieceSequences(sequences: number[][]): Promise<Float32Array[]> {
+  if (sequences.some((ids) => ids.length === 0)) throw new GllamError("E_BAD_INPUT", "cannot embed an empty piece sequence");
+  const model = await sharedModel();
+  const vectors: Float32Array[] = [];
+  for (let i = 0; i < sequences.length; i += BATCH) {
+    const batch = sequences.slice(i, i + BATCH);
+    const indices = tf.tensor2d(batch.flatMap((ids, row) => ids.map((_, at) => [row, at])), [batch.reduce((n, ids) => n + ids.length, 0), 2], "int32");
+    const values = tf.tensor1d(batch.flat(), "int32");
+    const output = (await model.model.executeAsync({ indices, values })) as unknown as Tensor;
+    indices.dispose();
+    values.dispose();
+    for (const vector of await output.array()) vectors.push(Float32Array.from(vector));
+    output.dispose();
+  }
+  return vectors;
+}
+
+/** The model's vocabulary pieces with their log-probabilities, in id order. */
+export function readModelVocabulary(): Promise<[string, number | null][]> {
+  return Bun.file(vocabPath).json();
 }
 
 export function createLocalModelEmbedder(): Embedder {

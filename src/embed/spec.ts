@@ -4,11 +4,14 @@ import { describeError, GllamError } from "../engine/errors.ts";
 import type { Embedder, EmbedderSpec } from "./embedder.ts";
 import { createHttpEmbedder } from "./http.ts";
 import { createLocalModelEmbedder } from "./local-model.ts";
+import { loadStaticEmbedder } from "./static/bundled-table.ts";
 
 export async function createEmbedderFromSpec(spec: EmbedderSpec): Promise<Embedder> {
   switch (spec.kind) {
     case "local":
       return createLocalModelEmbedder();
+    case "static":
+      return loadStaticEmbedder(spec.path);
     case "http":
       return createHttpEmbedder(spec);
     case "module": {

@@ -15,7 +15,9 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
-import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
+import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
+import { ensureStaticTable, loadStaticEmbedder } from "../embed/static/bundled-table.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { createPooledEmbedder } from "../embed/worker-pool.ts";
 import {
   addEpisodes,
@@ -64,8 +66,17 @@ import { Store, type StoreOptions } from "./store.ts";
 import { checkpointWAL, startWALCheckpointManager, type CheckpointMode, type CheckpointResult, type WALCheckpointManager } from "./wal.ts";
 
 export type GllamOptions = StoreOptions & {
-  /** Default: the bundled Universal Sentence Encoder lite, loaded on first use. */
+  /**
+   * The model tier (episode vectors filled in the background) and node vectors. Default: the
+   * bundled Universal Sentence Encoder lite, loaded on first use. Pass the static embedder itself
+   * to have the static tier only.
+   */
   embedder?: Embedder;
+  /**
+   * The static tier (episode vectors written at ingest). Default: the distilled table (built on
+   * first use in a source checkout, carried by the compiled executable); null: no static tier.
+   */
+  staticEmbedder?: StaticEmbedder | null;
   /** Agentic memory configuration; default: config/agentic_memory_prompts.json as shipped. */
   config?: AgenticMemoryConfig;
 };
@@ -76,14 +87,17 @@ export type GllamOptions = StoreOptions & {
  */
 export class Gllam {
   readonly store: Store;
+  /** Embeds nodes; it is also the model tier unless it is the static embedder. */
   readonly embedder: Embedder;
   readonly config: AgenticMemoryConfig;
+  #static: StaticEmbedder | (() => StaticEmbedder) | undefined;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
 
-  private constructor(store: Store, embedder: Embedder, config: AgenticMemoryConfig) {
+  private constructor(store: Store, embedder: Embedder, staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined, config: AgenticMemoryConfig) {
     this.store = store;
     this.embedder = embedder;
+    this.#static = staticTier;
     this.config = config;
   }
 
@@ -97,7 +111,28 @@ export class Gllam {
       store.close();
       throw error;
     }
-    return new Gllam(store, options.embedder ?? createLocalModelEmbedder(), options.config ?? defaultAgenticMemoryConfig());
+    let staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined = options.staticEmbedder ?? undefined;
+    if (options.staticEmbedder === undefined) {
+      // The table must exist before a synchronous ingest needs it; it is read on first use.
+      const path = await ensureStaticTable().catch((error) => {
+        store.close();
+        throw error;
+      });
+      staticTier = () => loadStaticEmbedder(path);
+    }
+    return new Gllam(store, options.embedder ?? createLocalModelEmbedder(), staticTier, options.config ?? defaultAgenticMemoryConfig());
+  }
+
+  /** The static tier's embedder (loaded on first use), if the static tier is on. */
+  get staticEmbedder(): StaticEmbedder | undefined {
+    if (typeof this.#static === "function") this.#static = this.#static();
+    return this.#static;
+  }
+
+  /** The embedders of both tiers: no model tier when the static embedder is the only one. */
+  get tiers(): EmbeddingTiers {
+    const staticTier = this.staticEmbedder;
+    return { model: this.embedder.modelVersion === staticTier?.modelVersion ? undefined : this.embedder, static: staticTier };
   }
 
   get path(): string {
@@ -263,9 +298,9 @@ export class Gllam {
   }
 
   // ---------------------------------------------------------------- episodic
-  /** Turns and chunks in one transaction (idempotent by content hash); vectors come later. */
+  /** Turns and chunks in one transaction (idempotent by content hash) with static vectors; model vectors come later. */
   addEpisodes(episodes: EpisodeInput[], options?: AddEpisodesOptions): AddEpisodesResult {
-    return addEpisodes(this.store, episodes, options);
+    return addEpisodes(this.store, episodes, { ...options, staticEmbedder: this.staticEmbedder });
   }
 
   saveSession(session: SessionInput): void {
@@ -294,7 +329,7 @@ export class Gllam {
 
   /** Parses every file first, then writes each in one transaction (`gllam ingest`). */
   ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
-    return ingestFiles(this.store, paths, options, onProgress);
+    return ingestFiles(this.store, paths, { ...options, staticEmbedder: this.staticEmbedder }, onProgress);
   }
 
   /** Links every episode of a scope to the nodes it mentions (after nodes were added). */
@@ -307,19 +342,22 @@ export class Gllam {
     return countUnembedded(this.store);
   }
 
-  /** Embeds up to n queued episodes on this thread and stores their vectors. */
+  /** Embeds up to n queued episodes on this thread and stores their model vectors (none without a model tier). */
   async processUnembeddedBatch(n = 64): Promise<number> {
-    return (await processUnembeddedBatch(this.store, this.embedder, n)).length;
+    const model = this.tiers.model;
+    return model ? (await processUnembeddedBatch(this.store, model, n)).length : 0;
   }
 
   /**
    * Starts filling episode vectors in the background: `workers` Bun Workers each with its own copy
    * of the embedder (on this thread if the embedder cannot be rebuilt in a worker), looking for new
-   * episodes every intervalMs. One pool per engine; close() stops it.
+   * episodes every intervalMs. One pool per engine; close() stops it. Without a model tier there is
+   * nothing to fill (static vectors are written at ingest): the filler is idle.
    */
   startEmbeddingWorkerPool(workers = 2, intervalMs = 1000, options: Omit<VectorFillerOptions, "concurrency" | "intervalMs"> = {}): VectorFiller {
     this.#stopPool();
-    const template = this.embedder;
+    const template = this.tiers.model;
+    if (!template) return { embedded: 0, waitForEmbeddings: async () => 0, stop: async () => {} };
     const spec = template.spec;
     const embedder: Embedder & { close?: () => void } = spec ? createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }) : template;
     const filler = startVectorFiller(this.store, embedder, { ...options, concurrency: spec ? workers : 1, intervalMs });
@@ -341,16 +379,17 @@ export class Gllam {
 
   /** Vectors for every node and episode from the active embedder (after a model change, or to fill gaps). */
   reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
-    return reembedAll(this.store, this.#pool?.embedder ?? this.embedder, options);
+    const tiers = this.tiers;
+    return reembedAll(this.store, { ...tiers, model: tiers.model && (this.#pool?.embedder ?? tiers.model) }, options);
   }
 
   // ---------------------------------------------------------------- retrieval
-  /** Hybrid episode search (BM25 + vectors, fused by weighted RRF, neighbour-boosted). */
+  /** Hybrid episode search (BM25 + static and model vectors, fused by weighted RRF, neighbour-boosted). */
   searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
-    return searchEpisodes(this.store, this.embedder, query, options);
+    return searchEpisodes(this.store, this.tiers, query, options);
   }
 
   recall(query: string, options?: RecallOptions): Promise<RecallResult> {
-    return recall(this.store, this.embedder, query, options);
+    return recall(this.store, this.tiers, query, options);
   }
 }

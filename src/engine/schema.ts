@@ -15,13 +15,15 @@ export const GLLAM_APPLICATION_ID = 0x474c4c4d;
 type Migration = { version: number; up: (db: Database) => void };
 const MIGRATIONS: Migration[] = [];
 
-const VECTOR_MARKER = "-- @vectors";
-const [RELATIONAL_DDL, VECTOR_DDL] = splitSchema(schemaSql);
+const [RELATIONAL_DDL, VECTOR_DDL, STATIC_VECTOR_DDL] = splitSchema(schemaSql, ["-- @vectors", "-- @static-vectors"]);
 
-function splitSchema(sql: string): [string, string] {
-  const at = sql.indexOf(VECTOR_MARKER);
-  if (at < 0) throw new GllamError("E_CONFIG", `schema.sql has no "${VECTOR_MARKER}" section`);
-  return [sql.slice(0, at), sql.slice(at)];
+function splitSchema(sql: string, markers: string[]): string[] {
+  const at = markers.map((marker) => {
+    const found = sql.indexOf(marker);
+    if (found < 0) throw new GllamError("E_CONFIG", `schema.sql has no "${marker}" section`);
+    return found;
+  });
+  return [0, ...at].map((start, i) => sql.slice(start, at[i] ?? sql.length));
 }
 
 export function readSchemaVersion(db: Database): number {
@@ -36,7 +38,7 @@ export function initSchema(db: Database): void {
       throw new GllamError("E_SCHEMA_NEWER", `schema version ${version} is newer than this gllam understands (${SCHEMA_VERSION})`);
     }
     if (version === 0) {
-      db.run(RELATIONAL_DDL);
+      db.run(RELATIONAL_DDL!);
     } else {
       for (const migration of MIGRATIONS) if (migration.version > version) migration.up(db);
     }
@@ -47,6 +49,8 @@ export function initSchema(db: Database): void {
     }
     const dims = readMetadata(db, "embedding_dims");
     if (dims) createVectorTables(db, Number(dims));
+    const staticDims = readMetadata(db, "static_dims");
+    if (staticDims) createVectorTables(db, Number(staticDims), STATIC_VECTOR_DDL);
   }).immediate();
 }
 
@@ -69,11 +73,31 @@ export function ensureVectorTables(db: Database, dims: number): void {
   }).immediate();
 }
 
-function createVectorTables(db: Database, dims: number): void {
+function createVectorTables(db: Database, dims: number, ddl = VECTOR_DDL!): void {
   if (!Number.isInteger(dims) || dims <= 0 || dims > 8192) {
     throw new GllamError("E_BAD_INPUT", `embedding dimension must be an integer in 1..8192, got ${dims}`);
   }
-  db.run(VECTOR_DDL.replaceAll("{{dims}}", String(dims)));
+  db.run(ddl.replaceAll("{{dims}}", String(dims)));
+}
+
+/**
+ * The static tier's table, for a static embedder's version and dimension; the caller holds the
+ * write transaction. False when the stored static vectors come from another table (drift: they
+ * are kept, and left alone, until `gllam reembed` rebuilds them).
+ */
+export function ensureStaticVectorTable(db: Database, modelVersion: string, dims: number): boolean {
+  const stored = readMetadata(db, "static_model_version");
+  if (stored !== undefined) return stored === modelVersion;
+  createVectorTables(db, dims, STATIC_VECTOR_DDL);
+  writeMetadata(db, "static_model_version", modelVersion);
+  writeMetadata(db, "static_dims", String(dims));
+  return true;
+}
+
+/** Forgets the static tier (table and version), so the next write starts it afresh. */
+export function dropStaticVectorTable(db: Database): void {
+  db.run("DROP TABLE IF EXISTS episode_static_vectors");
+  db.run("DELETE FROM system_metadata WHERE key IN ('static_model_version', 'static_dims')");
 }
 
 /** Whether the vec0 tables exist yet (they appear with the first stored vector). */

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { findCacheFile, writeCacheFile } from "./cache-files.ts";
 import { describeError, GllamError } from "./errors.ts";
 
 /**
@@ -30,34 +30,13 @@ function isEmbedded(path: string): boolean {
   return path.startsWith("/$bunfs/") || path.includes("~BUN");
 }
 
-/** Where the extension is copied: the user's cache folder, else the temp folder (a read-only HOME). */
-function cacheDirs(): string[] {
-  const home = homedir();
-  const userCache = process.env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
-  return [...(userCache ? [join(userCache, "gllam")] : []), join(tmpdir(), `gllam-${process.getuid?.() ?? "user"}`)];
-}
-
-/** Copies the embedded extension once to a real file (atomically: other processes may race us). */
+/** Copies the embedded extension once to a real file. */
 function materialize(embeddedPath: string): string {
   const suffix = embeddedPath.endsWith(".dylib") ? "dylib" : "so";
   const bytes = readFileSync(embeddedPath);
   // One folder per build of the extension, so binaries of different versions never share a file.
-  const folder = `sqlite-vec-${Bun.hash(bytes).toString(16)}`;
-  const failures: string[] = [];
-  for (const base of cacheDirs()) {
-    const target = join(base, folder, `vec0.${suffix}`);
-    if (existsSync(target) && statSync(target).size === bytes.length) return target;
-    try {
-      mkdirSync(join(base, folder), { recursive: true });
-      const partial = `${target}.${process.pid}.partial`;
-      writeFileSync(partial, bytes, { mode: 0o755 });
-      renameSync(partial, target);
-      return target;
-    } catch (error) {
-      failures.push(`${target}: ${describeError(error)}`);
-    }
-  }
-  throw new GllamError("E_EXTENSION", `cannot copy sqlite-vec out of the executable (${failures.join("; ")})`);
+  const name = join(`sqlite-vec-${Bun.hash(bytes).toString(16)}`, `vec0.${suffix}`);
+  return findCacheFile(name, bytes.length) ?? writeCacheFile(name, bytes, { mode: 0o755, errorCode: "E_EXTENSION", what: "sqlite-vec out of the executable" });
 }
 
 let loadablePath: Promise<string> | undefined;

@@ -1,7 +1,7 @@
 /**
  * The episodic store (seed "Episodic"): conversation turns and document chunks in sessions. A batch
- * commits relationally first, in one transaction, with its FTS5 rows (triggers) and its place in
- * the vector queue; vectors come later from the embedding worker pool.
+ * commits relationally first, in one transaction, with its FTS5 rows (triggers), its static
+ * vectors and its place in the vector queue; model vectors come later from the worker pool.
  */
 import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
@@ -15,7 +15,9 @@ import {
   type SessionInput,
   type SessionRow,
 } from "../memory/types.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { linkEpisodeMentions } from "./mentions.ts";
+import { writeStaticVectors } from "./static-vectors.ts";
 
 type ParsedEpisode = ReturnType<typeof parseEpisode>;
 const parseEpisode = (input: EpisodeInput, where: string) => parseInput(EpisodeInputSchema, input, where);
@@ -61,11 +63,18 @@ export function parseEpisodes(inputs: EpisodeInput[], options: AddEpisodesOption
 }
 export type ParsedBatch = { episodes: ParsedEpisode[]; sessions: ReturnType<typeof parseSession>[] };
 
+export type InsertEpisodesOptions = {
+  now?: number;
+  /** Gives the new episodes static vectors in the same transaction. */
+  staticEmbedder?: StaticEmbedder;
+};
+
 /**
  * Writes a validated batch; the caller holds the transaction. Kept free of savepoints: a nested
  * savepoint makes SQLite journal every row of the batch, which costs more than the insert itself.
  */
-export function insertEpisodes(db: Database, batch: ParsedBatch, now = Date.now()): AddEpisodesResult {
+export function insertEpisodes(db: Database, batch: ParsedBatch, options: InsertEpisodesOptions = {}): AddEpisodesResult {
+  const now = options.now ?? Date.now();
   for (const session of batch.sessions) upsertSession(db, session, now);
   const sessionKeys = new Set(batch.sessions.map((s) => `${s.scope}\u0000${s.id}`));
   const ensureSession = db.query("INSERT INTO sessions (scope, id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
@@ -75,7 +84,7 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, now = Date.now(
   );
   const existing = db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE scope = ? AND content_hash = ?");
   const ids: number[] = [];
-  const fresh: { id: number; scope: string; content: string }[] = [];
+  const fresh: { id: number; scope: string; speaker: string; content: string }[] = [];
   for (const episode of batch.episodes) {
     const key = `${episode.scope}\u0000${episode.sessionId}`;
     if (!sessionKeys.has(key)) {
@@ -89,12 +98,13 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, now = Date.now(
     );
     if (row) {
       ids.push(row.id);
-      fresh.push({ id: row.id, scope: episode.scope, content: episode.content });
+      fresh.push({ id: row.id, scope: episode.scope, speaker: episode.speaker, content: episode.content });
     } else {
       ids.push(existing.get(episode.scope, hash)!.id);
     }
   }
   const mentions = linkEpisodeMentions(db, fresh);
+  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh);
   return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
 }
 
@@ -102,9 +112,9 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, now = Date.now(
  * Adds turns and chunks in one transaction: every input is validated before anything is written,
  * so a bad item leaves the database as it was. Re-adding an episode adds nothing.
  */
-export function addEpisodes(store: Store, inputs: EpisodeInput[], options: AddEpisodesOptions = {}): AddEpisodesResult {
+export function addEpisodes(store: Store, inputs: EpisodeInput[], options: AddEpisodesOptions & { staticEmbedder?: StaticEmbedder } = {}): AddEpisodesResult {
   const batch = parseEpisodes(inputs, options);
-  return store.transaction(() => insertEpisodes(store.db(), batch));
+  return store.transaction(() => insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder }));
 }
 
 function upsertSession(db: Database, session: ReturnType<typeof parseSession>, now: number): void {

@@ -6,11 +6,21 @@
  */
 import type { Store } from "../engine/store.ts";
 import { hasVectorTables } from "../engine/schema.ts";
-import type { Embedder } from "../embed/embedder.ts";
+import { fillStaticVectors } from "../episodic/static-vectors.ts";
 import { startVectorFiller } from "../episodic/vectors.ts";
+import type { EmbeddingTiers } from "../retrieval/search-episodes.ts";
 import { checkEmbeddingModelVersion, storeNodeEmbeddings } from "../semantic/node-vectors.ts";
 
-export type ReembedReport = { reset: boolean; previousModel: string | undefined; model: string; nodes: number; episodes: number };
+export type ReembedReport = {
+  reset: boolean;
+  previousModel: string | undefined;
+  model: string;
+  nodes: number;
+  episodes: number;
+  /** The static tier: rebuilt (after a table change or with force), and episodes given a static vector. */
+  staticReset: boolean;
+  staticEpisodes: number;
+};
 export type ReembedOptions = { force?: boolean; concurrency?: number; onProgress?: (done: number, remaining: number) => void };
 
 const NODE_BATCH = 256;
@@ -33,17 +43,27 @@ function nodesWithoutVectors(store: Store): string[] {
   return db.query<{ id: string }, []>(sql).all().map((row) => row.id);
 }
 
-/** seed: reembedAllSemanticNodes (and episodes). Without drift and without force it only fills gaps. */
-export async function reembedAll(store: Store, embedder: Embedder, options: ReembedOptions = {}): Promise<ReembedReport> {
+/**
+ * seed: reembedAllSemanticNodes (and episodes, both tiers). Nodes take the model tier's vectors, or
+ * the static ones when the static tier is the only one. Without drift and without force it only
+ * fills gaps.
+ */
+export async function reembedAll(store: Store, tiers: EmbeddingTiers, options: ReembedOptions = {}): Promise<ReembedReport> {
+  const fill = tiers.static ? fillStaticVectors(store, tiers.static, { force: options.force }) : { reset: false, episodes: 0 };
+  const statics = { staticReset: fill.reset, staticEpisodes: fill.episodes };
+  const embedder = tiers.model ?? tiers.static;
+  if (!embedder) return { reset: false, previousModel: undefined, model: "none", nodes: 0, episodes: 0, ...statics };
   const check = checkEmbeddingModelVersion(store.dbRO(), embedder);
   const reset = check.drift || options.force === true;
   if (reset) resetVectors(store);
   const nodeIds = nodesWithoutVectors(store);
   for (let i = 0; i < nodeIds.length; i += NODE_BATCH) await storeNodeEmbeddings(store, embedder, nodeIds.slice(i, i + NODE_BATCH));
+  const report = { reset, previousModel: check.previousModel, model: embedder.modelVersion, nodes: nodeIds.length, episodes: 0, ...statics };
+  // Without a model tier, episodes have static vectors only.
+  if (!tiers.model) return report;
   const filler = startVectorFiller(store, embedder, { concurrency: options.concurrency, onProgress: options.onProgress });
   try {
-    const episodes = await filler.waitForEmbeddings();
-    return { reset, previousModel: check.previousModel, model: embedder.modelVersion, nodes: nodeIds.length, episodes };
+    return { ...report, episodes: await filler.waitForEmbeddings() };
   } finally {
     await filler.stop();
   }

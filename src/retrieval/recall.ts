@@ -1,13 +1,13 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
-import { embedOne, type Embedder } from "../embed/embedder.ts";
+import { embedOne } from "../embed/embedder.ts";
 import type { SemanticNode, SimilarNode } from "../memory/types.ts";
 import { describeFacts, type FactDetails } from "../semantic/facts.ts";
 import type { DirectedLink } from "../semantic/links.ts";
 import { findNodesByName, readNodes } from "../semantic/nodes.ts";
 import { checkEmbeddingModelVersion, knnNodes } from "../semantic/node-vectors.ts";
-import { searchEpisodes, type EpisodeSearchHit, type SearchTuning } from "./search-episodes.ts";
+import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type SearchTuning } from "./search-episodes.ts";
 
 export type RecallOptions = {
   /** Entity names (or ids, or aliases) the caller says the query is about. */
@@ -35,7 +35,7 @@ export type RecallResult = {
   similar: SimilarNode[];
   episodes: EpisodeSearchHit[];
   unresolvedEntities: string[];
-  /** Whether vectors took part (false: lexical only, see warnings). */
+  /** Whether vectors (of either tier) took part (false: lexical only, see warnings). */
   denseUsed: boolean;
   warnings: string[];
 };
@@ -47,7 +47,7 @@ export type RecallResult = {
  * mention the named entities when any were named. Vectors from another model are not compared:
  * recall then answers lexically and says so in warnings.
  */
-export async function recall(store: Store, embedder: Embedder, query: string, options: RecallOptions = {}): Promise<RecallResult> {
+export async function recall(store: Store, tiers: EmbeddingTiers, query: string, options: RecallOptions = {}): Promise<RecallResult> {
   const text = query.trim();
   if (!text) throw new GllamError("E_BAD_INPUT", "query is empty");
   const k = options.k ?? 5;
@@ -63,7 +63,9 @@ export async function recall(store: Store, embedder: Embedder, query: string, op
 
   let similar: SimilarNode[] = [];
   let queryVector: Float32Array | undefined;
-  if (hasVectorTables(db)) {
+  // Nodes are embedded by the model tier, or by the static embedder when it is the only one.
+  const embedder = tiers.model ?? tiers.static;
+  if (embedder && hasVectorTables(db)) {
     const check = checkEmbeddingModelVersion(db, embedder);
     if (check.drift) {
       warnings.push(`stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}: recalled lexically only (run \`gllam reembed\`)`);
@@ -89,17 +91,18 @@ export async function recall(store: Store, embedder: Embedder, query: string, op
   const named = focusNodes.filter((f) => f.matchedBy === "entity").map((f) => f.node.id);
   const episodes =
     episodeCount === 0
-      ? []
-      : (
-          await searchEpisodes(store, queryVector ? embedder : undefined, text, {
-            scope,
-            k: episodeCount,
-            asOf: options.asOf,
-            window: options.window,
-            nodeIds: named.length > 0 ? named : undefined,
-            queryVector,
-            tuning: options.tuning,
-          })
-        ).hits;
-  return { query: text, scope, asOf, focus, similar, episodes, unresolvedEntities, denseUsed: queryVector !== undefined, warnings };
+      ? undefined
+      : await searchEpisodes(store, { model: queryVector && tiers.model, static: tiers.static }, text, {
+          scope,
+          k: episodeCount,
+          asOf: options.asOf,
+          window: options.window,
+          nodeIds: named.length > 0 ? named : undefined,
+          queryVector: tiers.model && queryVector,
+          tuning: options.tuning,
+        });
+  if (episodes?.staticState === "drift") {
+    warnings.push(`stored static vectors come from another static table than ${tiers.static?.modelVersion}: episodes recalled without them (run \`gllam reembed\`)`);
+  }
+  return { query: text, scope, asOf, focus, similar, episodes: episodes?.hits ?? [], unresolvedEntities, denseUsed: queryVector !== undefined || episodes?.staticUsed === true, warnings };
 }

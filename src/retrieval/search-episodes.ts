@@ -1,6 +1,7 @@
 /**
- * Hybrid episode search: FTS5 BM25 and vec0 KNN over episode vectors, fused by weighted Reciprocal
- * Rank Fusion, boosted by session neighbours, filtered by scope, time and mentioned entities.
+ * Hybrid episode search: FTS5 BM25, vec0 KNN over static vectors and over model vectors (where
+ * present), fused by weighted Reciprocal Rank Fusion, boosted by session neighbours, filtered by
+ * scope, time and mentioned entities. A tier without vectors simply adds no list.
  */
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
@@ -8,7 +9,9 @@ import { hasVectorTables } from "../engine/schema.ts";
 import { embedOne, type Embedder } from "../embed/embedder.ts";
 import { readEpisodes } from "../episodic/episodes.ts";
 import { bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, type EpisodeFilter } from "../episodic/lookup.ts";
-import { knnEpisodes } from "../episodic/vectors.ts";
+import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
+import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
 import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, rankPositions, sortByScore } from "./fusion.ts";
 import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "./query-text.ts";
@@ -19,7 +22,10 @@ export type SearchTuning = {
   bm25Weight: number;
   /** Weight of a match in the previous turn of the session, against 1 for the turn itself (0: ignore). */
   contextWeight: number;
+  /** Weight of the model tier's vectors (filled in the background). */
   denseWeight: number;
+  /** Weight of the static tier's vectors (written at ingest). */
+  staticWeight: number;
   neighbourWeight: number;
   /** Extra share of score for turns spoken by a speaker the query names. */
   speakerBoost: number;
@@ -27,7 +33,19 @@ export type SearchTuning = {
   candidates: number;
 };
 
-export const DEFAULT_TUNING: SearchTuning = { rrfK: 60, bm25Weight: 1, contextWeight: 0.5, denseWeight: 0.3, neighbourWeight: 0.05, speakerBoost: 0.5, candidates: 100 };
+export const DEFAULT_TUNING: SearchTuning = {
+  rrfK: 60,
+  bm25Weight: 1,
+  contextWeight: 0.5,
+  denseWeight: 0.3,
+  staticWeight: 0.3,
+  neighbourWeight: 0.05,
+  speakerBoost: 0.5,
+  candidates: 100,
+};
+
+/** The embedders of the two tiers; either may be absent. */
+export type EmbeddingTiers = { model?: Embedder; static?: StaticEmbedder };
 
 export type SearchEpisodesOptions = {
   scope?: string;
@@ -58,11 +76,22 @@ export type EpisodeSearchHit = {
   /** 1-based ranks in each retriever's list; null where it did not return the episode. */
   bm25Rank: number | null;
   denseRank: number | null;
+  staticRank: number | null;
   /** Cosine distance from the query, where the dense retriever returned it. */
   distance: number | null;
 };
 
-export type EpisodeSearchResult = { hits: EpisodeSearchHit[]; terms: string[]; denseUsed: boolean; embedMs: number; searchMs: number };
+export type EpisodeSearchResult = {
+  hits: EpisodeSearchHit[];
+  terms: string[];
+  /** Whether model vectors took part. */
+  denseUsed: boolean;
+  /** Whether static vectors took part, and why not when they did not. */
+  staticUsed: boolean;
+  staticState: StaticTierState | "off";
+  embedMs: number;
+  searchMs: number;
+};
 
 function buildFilter(options: SearchEpisodesOptions): EpisodeFilter {
   const end = [options.window?.end, options.asOf === undefined ? undefined : options.asOf + 1].filter((t): t is number => t !== undefined);
@@ -87,16 +116,20 @@ function canUseVectors(store: Store, embedder: Embedder): boolean {
   }
 }
 
-export async function searchEpisodes(store: Store, embedder: Embedder | undefined, query: string, options: SearchEpisodesOptions = {}): Promise<EpisodeSearchResult> {
+export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query: string, options: SearchEpisodesOptions = {}): Promise<EpisodeSearchResult> {
   const k = options.k ?? 10;
   if (!Number.isInteger(k) || k < 1 || k > 1000) throw new GllamError("E_BAD_INPUT", `k must be an integer in 1..1000, got ${k}`);
   const tuning = { ...DEFAULT_TUNING, ...options.tuning };
   const filter = buildFilter(options);
   const db = store.dbRO();
+  const hasText = query.trim().length > 0;
 
   const started = performance.now();
-  const useDense = embedder !== undefined && tuning.denseWeight > 0 && canUseVectors(store, embedder) && query.trim().length > 0;
-  const vector = useDense ? (options.queryVector ?? (await embedOne(embedder!, query))) : undefined;
+  const model = tiers.model;
+  const useDense = model !== undefined && tuning.denseWeight > 0 && canUseVectors(store, model) && hasText;
+  const vector = useDense ? (options.queryVector ?? (await embedOne(model!, query))) : undefined;
+  const staticState = tiers.static ? staticTierState(db, tiers.static) : "off";
+  const staticVector = staticState === "ready" && tuning.staticWeight > 0 && hasText ? tiers.static!.embedSync([query])[0] : undefined;
   const embedded = performance.now();
 
   const terms = queryTerms(query);
@@ -105,14 +138,18 @@ export async function searchEpisodes(store: Store, embedder: Embedder | undefine
   const bm25Ids = match ? bm25Episodes(db, match, filter, tuning.candidates, tuning.contextWeight).map((hit) => hit.episodeId) : [];
   // vec0 filters by scope only; other filters apply after KNN, so fetch more when they are set.
   const knnK = hasFilter(filter) ? Math.min(4096, tuning.candidates * 20) : tuning.candidates;
+  const keep = (hits: EpisodeHit[]) =>
+    hasFilter(filter) ? filterEpisodeIds(db, hits.map((hit) => hit.episodeId), filter).slice(0, tuning.candidates) : hits.map((hit) => hit.episodeId);
   const dense = vector ? knnEpisodes(db, vector, knnK, filter.scope) : [];
-  const denseIds = hasFilter(filter) ? filterEpisodeIds(db, dense.map((hit) => hit.episodeId), filter).slice(0, tuning.candidates) : dense.map((hit) => hit.episodeId);
+  const denseIds = keep(dense);
+  const staticIds = staticVector ? keep(knnStaticEpisodes(db, staticVector, knnK, filter.scope)) : [];
   const distances = new Map(dense.map((hit) => [hit.episodeId, hit.distance]));
 
   const fused = fuseReciprocalRanks(
     [
       { name: "bm25", weight: tuning.bm25Weight, ids: bm25Ids },
       { name: "dense", weight: tuning.denseWeight, ids: denseIds },
+      { name: "static", weight: tuning.staticWeight, ids: staticIds },
     ],
     tuning.rrfK,
   );
@@ -121,6 +158,7 @@ export async function searchEpisodes(store: Store, embedder: Embedder | undefine
   const top = sortByScore(boosted).slice(0, k);
   const bm25Ranks = rankPositions(bm25Ids);
   const denseRanks = rankPositions(denseIds);
+  const staticRanks = rankPositions(staticIds);
   const hits = readEpisodes(store, top).map((episode) => ({
     episodeId: episode.id,
     sessionId: episode.sessionId,
@@ -133,7 +171,8 @@ export async function searchEpisodes(store: Store, embedder: Embedder | undefine
     score: boosted.get(episode.id) ?? 0,
     bm25Rank: bm25Ranks.get(episode.id) ?? null,
     denseRank: denseRanks.get(episode.id) ?? null,
+    staticRank: staticRanks.get(episode.id) ?? null,
     distance: distances.get(episode.id) ?? null,
   }));
-  return { hits, terms, denseUsed: vector !== undefined, embedMs: embedded - started, searchMs: performance.now() - embedded };
+  return { hits, terms, denseUsed: vector !== undefined, staticUsed: staticVector !== undefined, staticState, embedMs: embedded - started, searchMs: performance.now() - embedded };
 }

@@ -3,7 +3,8 @@ import * as v from "valibot";
 import { runRetrievalBench } from "../../bench/retrieval.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { chooseEmbedder, globalArgs } from "../context.ts";
+import { ensureStaticTable, loadStaticEmbedder } from "../../embed/static/bundled-table.ts";
+import { chooseTiers, globalArgs } from "../context.ts";
 
 const TuningSchema = v.partial(
   v.strictObject({
@@ -12,6 +13,7 @@ const TuningSchema = v.partial(
     contextWeight: v.pipe(v.number(), v.minValue(0)),
     speakerBoost: v.pipe(v.number(), v.minValue(0)),
     denseWeight: v.pipe(v.number(), v.minValue(0)),
+    staticWeight: v.pipe(v.number(), v.minValue(0)),
     neighbourWeight: v.pipe(v.number(), v.minValue(0)),
     candidates: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(4096)),
   }),
@@ -29,7 +31,10 @@ function parseTuning(text: string | undefined) {
 }
 
 export const benchRetrievalCommand = defineCommand({
-  meta: { name: "retrieval", description: "Recall quality and speed on LoCoMo (turn level) or LongMemEval_S (session level)" },
+  meta: {
+    name: "retrieval",
+    description: "Recall quality and speed on LoCoMo (turn level) or LongMemEval_S (session level): each tier alone, BM25 alone and the fusions (--embedder picks the tiers)",
+  },
   args: {
     dataset: { type: "string", description: "locomo | longmemeval", required: true, valueHint: "name" },
     data: { type: "string", description: "The benchmark's JSON file", required: true, valueHint: "path" },
@@ -37,17 +42,19 @@ export const benchRetrievalCommand = defineCommand({
     workers: { type: "string", description: "Embedding workers (default 2)", valueHint: "n" },
     "bm25-only": { type: "boolean", description: "Lexical retrieval only: embed nothing" },
     cache: { type: "string", description: "Vector cache file (default ~/.cache/gllam/vector-cache.sqlite; '' for none)", valueHint: "path" },
-    tuning: { type: "string", description: "Fusion settings as JSON: rrfK, bm25Weight, denseWeight, neighbourWeight, candidates", valueHint: "json" },
+    tuning: { type: "string", description: "Fusion settings as JSON: rrfK, bm25Weight, contextWeight, denseWeight, staticWeight, neighbourWeight, speakerBoost, candidates", valueHint: "json" },
     limit: { type: "string", description: "Only the first N conversations / questions", valueHint: "n" },
     ...globalArgs,
   },
   run: async ({ args }) => {
     const dataset = parseInput(v.picklist(["locomo", "longmemeval"]), args.dataset, "--dataset");
     const count = (value: string | undefined, name: string) => (value === undefined ? undefined : parseInput(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1)), value, name));
+    const tiers = await chooseTiers(args);
     const result = await runRetrievalBench({
       dataset,
       data: args.data,
-      embedder: chooseEmbedder(args),
+      embedder: tiers.name === "static" ? undefined : tiers.embedder,
+      staticEmbedder: tiers.staticEmbedder ?? loadStaticEmbedder(await ensureStaticTable()),
       workers: count(args.workers, "--workers"),
       dense: !args["bm25-only"],
       cachePath: args.cache,

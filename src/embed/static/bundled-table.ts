@@ -1,0 +1,74 @@
+/**
+ * Where the static embedding table comes from: a file named by GLLAM_STATIC_TABLE (tests, custom
+ * tables), else the table inside the compiled executable, else the table distilled from the
+ * bundled model and the word list on first use and kept in the cache folder. Tables are loaded once
+ * per process (synchronously: ingest embeds inside its write transaction).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import wordListText from "../../../assets/wordlist/en-subtlex-us-30k.txt" with { type: "text" };
+import { findCacheFile, writeCacheFile } from "../../engine/cache-files.ts";
+import { GllamError } from "../../engine/errors.ts";
+import { planStaticTable, staticPlanHash, type StaticTablePlan } from "./plan.ts";
+import { createStaticEmbedder, type StaticEmbedder } from "./static-embedder.ts";
+import { decodeStaticTable, encodeStaticTable, parseWordList } from "./table.ts";
+
+/** The table's file name inside the compiled executable (scripts/build.ts embeds it). */
+export const EMBEDDED_TABLE_NAME = "static-table.bin";
+const EMBEDDED_TABLE_PATH = `/$bunfs/root/${EMBEDDED_TABLE_NAME}`;
+/** Every piece of the bundled model's vocabulary. */
+const MODEL_PIECES = 8000;
+
+let bundledPlan: StaticTablePlan | undefined;
+
+/** The shipped table: all 8,000 model pieces and the 30,000 most frequent words of the list. */
+export function bundledStaticPlan(): StaticTablePlan {
+  bundledPlan ??= planStaticTable(parseWordList(wordListText), { pieceRows: MODEL_PIECES });
+  return bundledPlan;
+}
+
+export const cachedTableName = (plan: StaticTablePlan) => `static-table-${staticPlanHash(plan)}.bin`;
+
+/** The file of the table to use without distilling anything, or undefined. */
+export function locateStaticTable(env: Record<string, string | undefined> = process.env): string | undefined {
+  const named = env.GLLAM_STATIC_TABLE?.trim();
+  if (named) {
+    if (!existsSync(named)) throw new GllamError("E_CONFIG", `GLLAM_STATIC_TABLE names ${named}, which does not exist`);
+    return named;
+  }
+  if (Bun.embeddedFiles.some((file) => (file as Blob & { name?: string }).name === EMBEDDED_TABLE_NAME)) return EMBEDDED_TABLE_PATH;
+  return findCacheFile(cachedTableName(bundledStaticPlan()));
+}
+
+/** Distils a plan's table unless it is cached; returns its path. */
+export async function ensureStaticTableFile(plan: StaticTablePlan, onProgress?: (done: number, total: number) => void): Promise<string> {
+  const name = cachedTableName(plan);
+  const cached = findCacheFile(name);
+  if (cached) return cached;
+  // Loaded only here: distillation needs the model, using a table does not.
+  const { distillStaticTable } = await import("./distill.ts");
+  const table = await distillStaticTable(plan, onProgress);
+  return writeCacheFile(name, encodeStaticTable(table), { errorCode: "E_EMBEDDER", what: "the static embedding table" });
+}
+
+/**
+ * Makes sure a table is available before first use (source runs distil the bundled one once,
+ * about a minute on one core), and returns its path.
+ */
+export async function ensureStaticTable(onProgress?: (done: number, total: number) => void): Promise<string> {
+  return locateStaticTable() ?? ensureStaticTableFile(bundledStaticPlan(), onProgress);
+}
+
+const loaded = new Map<string, StaticEmbedder>();
+
+/** The static embedder of a table file (default: the located one), loaded once per process. */
+export function loadStaticEmbedder(path?: string): StaticEmbedder {
+  const file = path ?? locateStaticTable();
+  if (!file) throw new GllamError("E_EMBEDDER", "the static embedding table is not built yet: run `bun run distill` (or any ingest, which builds it)");
+  let embedder = loaded.get(file);
+  if (!embedder) {
+    const table = decodeStaticTable(new Uint8Array(readFileSync(file)), file);
+    embedder = createStaticEmbedder(table, path ? { kind: "static", path } : { kind: "static" });
+    loaded.set(file, embedder);
+  }
+  return embedder;
+}

@@ -1,0 +1,31 @@
+/**
+ * Distillation (model2vec-style, no training): every vocabulary piece of the bundled model is
+ * embedded alone, and every word of a frequency-ordered list is embedded as a one-word text; the
+ * rows are quantised to int8. Deterministic: fixed inputs in a fixed order, fixed batches, one
+ * thread.
+ */
+import { createLocalModelEmbedder, embedPieceSequences, LOCAL_MODEL_DIMS, readModelVocabulary } from "../local-model.ts";
+import type { PieceVocabulary } from "./piece-tokenizer.ts";
+import { staticTableVersion, type StaticTablePlan } from "./plan.ts";
+import { quantiseRows, type StaticTable } from "./table.ts";
+
+/** Rows embedded per progress step (a multiple of the model's batch, so batches never change). */
+const STEP = 1024;
+
+export async function distillStaticTable(plan: StaticTablePlan, onProgress?: (done: number, total: number) => void): Promise<StaticTable> {
+  const pieces: PieceVocabulary = await readModelVocabulary();
+  const model = createLocalModelEmbedder();
+  const total = plan.pieceRows + plan.words.length;
+  const rows: Float32Array[] = [];
+  const ids = Array.from({ length: plan.pieceRows }, (_, id) => [id]);
+  for (let i = 0; i < ids.length; i += STEP) {
+    rows.push(...(await embedPieceSequences(ids.slice(i, i + STEP))));
+    onProgress?.(rows.length, total);
+  }
+  for (let i = 0; i < plan.words.length; i += STEP) {
+    rows.push(...(await model.embed(plan.words.slice(i, i + STEP))));
+    onProgress?.(rows.length, total);
+  }
+  const { values, scales } = quantiseRows(rows, LOCAL_MODEL_DIMS);
+  return { modelVersion: staticTableVersion(plan), dims: LOCAL_MODEL_DIMS, ...plan, pieces, values, scales };
+}

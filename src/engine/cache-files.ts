@@ -1,0 +1,40 @@
+/**
+ * Files GLLAM derives once and keeps across runs (the sqlite-vec library copied out of the binary,
+ * the distilled static embedding table): the user's cache folder, else the temp folder (a
+ * read-only HOME). Written atomically, since other processes may race us.
+ */
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { describeError, GllamError, type GllamErrorCode } from "./errors.ts";
+
+export function cacheDirs(): string[] {
+  const home = homedir();
+  const userCache = process.env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
+  return [...(userCache ? [join(userCache, "gllam")] : []), join(tmpdir(), `gllam-${process.getuid?.() ?? "user"}`)];
+}
+
+/** An existing cached file (of this size, when given), first cache folder first. */
+export function findCacheFile(name: string, size?: number): string | undefined {
+  return cacheDirs()
+    .map((base) => join(base, name))
+    .find((path) => existsSync(path) && (size === undefined || statSync(path).size === size));
+}
+
+/** Writes a cache file in the first folder that takes it; returns its path. */
+export function writeCacheFile(name: string, bytes: Uint8Array, options: { mode?: number; errorCode: GllamErrorCode; what: string }): string {
+  const failures: string[] = [];
+  for (const base of cacheDirs()) {
+    const target = join(base, name);
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+      const partial = `${target}.${process.pid}.partial`;
+      writeFileSync(partial, bytes, { mode: options.mode ?? 0o644 });
+      renameSync(partial, target);
+      return target;
+    } catch (error) {
+      failures.push(`${target}: ${describeError(error)}`);
+    }
+  }
+  throw new GllamError(options.errorCode, `cannot write ${options.what} (${failures.join("; ")})`);
+}
