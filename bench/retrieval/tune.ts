@@ -1,23 +1,35 @@
 /**
- * Chooses fusion settings on the dev split: runs the retrieval benchmark for each setting in a grid
- * and prints one line per setting. Query vectors are cached too, so latency here means nothing;
- * `gllam bench retrieval` measures it. Usage: bun bench/retrieval/tune.ts locomo|longmemeval DATA GRID_JSON
- * where GRID_JSON is a list of partial tunings, e.g. '[{"denseWeight":0},{"denseWeight":0.5}]'.
+ * Chooses fusion settings on the dev split: ingests once, then scores every setting of a grid on
+ * the same databases and prints one line per setting (R@k overall, then R@10 or recall_all@5 per
+ * category). Query vectors come from the vector cache, so latency here means nothing; `gllam bench
+ * retrieval` measures it. Usage:
+ *   bun bench/retrieval/tune.ts locomo|longmemeval DATA static|model GRID_JSON
+ * where GRID_JSON is a list of partial tunings, e.g. '[{"staticWeight":0.2},{"staticWeight":0.5}]'.
  */
 import { createCachedEmbedder } from "../../src/embed/cache.ts";
 import { createLocalModelEmbedder } from "../../src/embed/local-model.ts";
+import { ensureStaticTable, loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { defaultVectorCachePath, runRetrievalBench } from "../../src/bench/retrieval.ts";
 
-const [dataset, data, grid] = Bun.argv.slice(2);
-if ((dataset !== "locomo" && dataset !== "longmemeval") || !data || !grid) {
-  console.error("usage: bun bench/retrieval/tune.ts locomo|longmemeval DATA GRID_JSON");
+const [dataset, data, tiers, grid] = Bun.argv.slice(2);
+if ((dataset !== "locomo" && dataset !== "longmemeval") || !data || (tiers !== "static" && tiers !== "model") || !grid) {
+  console.error("usage: bun bench/retrieval/tune.ts locomo|longmemeval DATA static|model GRID_JSON");
   process.exit(2);
 }
-const embedder = createLocalModelEmbedder();
-const queryEmbedder = createCachedEmbedder(embedder, defaultVectorCachePath());
-for (const tuning of JSON.parse(grid) as object[]) {
-  const result = await runRetrievalBench({ dataset, data, embedder, queryEmbedder, tuning });
-  const groups = Object.entries(result.by_category).map(([name, m]) => `${name} ${Object.values(m).slice(1).map((x) => x.toFixed(3)).join("/")}`);
-  console.log(JSON.stringify(tuning), Object.values(result.overall).map((x) => x.toFixed(3)).join(" "), "|", groups.join(" | "));
+const embedder = tiers === "model" ? createLocalModelEmbedder() : undefined;
+const queryEmbedder = embedder && createCachedEmbedder(embedder, defaultVectorCachePath());
+const settings = JSON.parse(grid) as object[];
+const result = await runRetrievalBench({
+  dataset,
+  data,
+  embedder,
+  queryEmbedder,
+  staticEmbedder: loadStaticEmbedder(await ensureStaticTable()),
+  variants: Object.fromEntries(settings.map((tuning) => [JSON.stringify(tuning), tuning])),
+});
+const key = dataset === "locomo" ? "recall@10" : "recall_all@5";
+for (const [name, scores] of Object.entries(result.variants)) {
+  const groups = Object.entries(scores.by_category).map(([group, m]) => `${group} ${m[key]!.toFixed(3)}`);
+  console.log(name.padEnd(40), Object.values(scores.overall).map((x) => x.toFixed(3)).join(" "), "|", groups.join(" | "));
 }
-queryEmbedder.close();
+queryEmbedder?.close();

@@ -13,6 +13,8 @@ export type StoreStats = {
   sqliteVecVersion: string;
   embeddingModel: string | null;
   embeddingDims: number | null;
+  /** The static tier's table version, once episodes have static vectors. */
+  staticModel: string | null;
   /** Rows per table, virtual tables included, SQLite's and FTS5/vec0 shadow tables left out. */
   tables: Record<string, number>;
 };
@@ -38,6 +40,7 @@ export function readStats(db: Database, path: string): StoreStats {
     ...db.query<{ sqliteVersion: string; sqliteVecVersion: string }, []>("SELECT sqlite_version() AS sqliteVersion, vec_version() AS sqliteVecVersion").get()!,
     embeddingModel: readMetadata(db, "embedding_model_version") ?? null,
     embeddingDims: dims === undefined ? null : Number(dims),
+    staticModel: readMetadata(db, "static_model_version") ?? null,
     tables: counts,
   };
 }

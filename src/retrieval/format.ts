@@ -55,7 +55,7 @@ export function formatEpisode(hit: EpisodeSearchHit, index: number): string {
   const where = [hit.occurredAt === null ? undefined : formatDay(hit.occurredAt), `${hit.sessionId} #${hit.seq}`].filter(Boolean).join(" · ");
   const who = hit.speaker || hit.role;
   const text = hit.content.length > EPISODE_CHARS ? `${hit.content.slice(0, EPISODE_CHARS)}…` : hit.content;
-  const ranks = [hit.bm25Rank && `bm25 #${hit.bm25Rank}`, hit.denseRank && `vector #${hit.denseRank}`].filter(Boolean);
+  const ranks = [hit.bm25Rank && `bm25 #${hit.bm25Rank}`, hit.denseRank && `vector #${hit.denseRank}`, hit.staticRank && `static #${hit.staticRank}`].filter(Boolean);
   const why = ranks.length > 0 ? ranks.join(", ") : "next to a match";
   return `${index + 1}. [${where}] ${who ? `**${who}:** ` : ""}${text.replace(/\s*\n\s*/g, " ")} _(${why}; episode ${hit.episodeId})_`;
 }

@@ -73,7 +73,8 @@ describe("searchEpisodes", () => {
     expect(await contents("kayak paddle", { asOf: may + 1 })).toEqual(["Bought a kayak in May"]);
     expect(await contents("kayak paddle", { nodeIds: ["kayak"] })).toEqual(["Bought a kayak in May"]);
     expect(await contents("kayak", { scope: "work" })).toEqual(["Kayak trip with the team in May"]);
-    expect(await contents("team trip", {})).toEqual([]);
+    // Nothing from another scope, though the static tier always offers the nearest turns of this one.
+    expect(await contents("team trip", {})).not.toContain("Kayak trip with the team in May");
     gllam.close();
   });
 

@@ -40,10 +40,12 @@ test("the compiled gllam seeds, recalls and reports stats from a folder outside 
   const ingested = run("ingest", "chat.jsonl", "--wait");
   expect(ingested).toMatchObject({ code: 0, stderr: "" });
   expect(ingested.stdout).toContain("embedded 1 episodes");
-  expect(run("recall", "ferry").stdout).toContain("**Ann:** The ferry leaves at noon. _(bm25 #1, vector #1");
+  expect(run("recall", "ferry").stdout).toContain("**Ann:** The ferry leaves at noon. _(bm25 #1, vector #1, static #1");
 
   const stats = JSON.parse(run("stats", "--json").stdout);
-  expect(stats).toMatchObject({ embeddingDims: 512, tables: { semantic_nodes: 10, semantic_embeddings: 10, episodes: 1, episode_vectors: 1 } });
+  // The static tier's vectors were written at ingest, from the table inside the executable.
+  expect(stats).toMatchObject({ embeddingDims: 512, tables: { semantic_nodes: 10, semantic_embeddings: 10, episodes: 1, episode_vectors: 1, episode_static_vectors: 1 } });
+  expect(stats.staticModel).toMatch(/^static-/);
   expect(stats.sqliteVecVersion).toMatch(/^v0\./);
 
   const cache = join(home, ".cache", "gllam");

@@ -21,6 +21,7 @@ export function formatStats(stats: StoreStats): string {
     `size       ${formatBytes(stats.fileBytes)} (WAL ${formatBytes(stats.walBytes)})`,
     `schema     version ${stats.schemaVersion} · SQLite ${stats.sqliteVersion} · sqlite-vec ${stats.sqliteVecVersion}`,
     `embeddings ${stats.embeddingModel ?? "none stored yet"}${stats.embeddingDims ? ` (${stats.embeddingDims} dims)` : ""}`,
+    `static     ${stats.staticModel ?? "none stored yet"}`,
     "",
     ...Object.entries(stats.tables).map(([name, count]) => `${name.padEnd(width)}  ${String(count).padStart(8)}`),
   ].join("\n");

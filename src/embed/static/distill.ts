@@ -1,10 +1,12 @@
 /**
  * Distillation (model2vec-style, no training): every vocabulary piece of the bundled model is
  * embedded alone, and every word of a frequency-ordered list is embedded as a one-word text; the
- * rows are quantised to int8. Deterministic: fixed inputs in a fixed order, fixed batches, one
+ * rows are projected on their principal directions (fewer dimensions: faster, smaller) and
+ * quantised to int8. Deterministic: fixed inputs in a fixed order, fixed batches, one
  * thread.
  */
 import { createLocalModelEmbedder, embedPieceSequences, LOCAL_MODEL_DIMS, readModelVocabulary } from "../local-model.ts";
+import { projectOnPrincipalDirections } from "./pca.ts";
 import type { PieceVocabulary } from "./piece-tokenizer.ts";
 import { staticTableVersion, type StaticTablePlan } from "./plan.ts";
 import { quantiseRows, type StaticTable } from "./table.ts";
@@ -26,6 +28,8 @@ export async function distillStaticTable(plan: StaticTablePlan, onProgress?: (do
     rows.push(...(await model.embed(plan.words.slice(i, i + STEP))));
     onProgress?.(rows.length, total);
   }
-  const { values, scales } = quantiseRows(rows, LOCAL_MODEL_DIMS);
-  return { modelVersion: staticTableVersion(plan), dims: LOCAL_MODEL_DIMS, ...plan, pieces, values, scales };
+  const dims = plan.dims ?? LOCAL_MODEL_DIMS;
+  const { values, scales } = quantiseRows(dims === LOCAL_MODEL_DIMS ? rows : projectOnPrincipalDirections(rows, LOCAL_MODEL_DIMS, dims), dims);
+  const { pieceRows, words, ranks, listSize } = plan;
+  return { modelVersion: staticTableVersion(plan), dims, pieceRows, words, ranks, listSize, pieces, values, scales };
 }

@@ -8,6 +8,8 @@ import { LOCAL_MODEL_VERSION } from "../local-model-version.ts";
 const RECIPE = 1;
 
 export type StaticTablePlan = {
+  /** Dimensions kept (principal directions of the rows); the model's own when absent. */
+  dims?: number;
   /** Piece ids 0..pieceRows-1 get rows. */
   pieceRows: number;
   /** Words in row order with their 1-based ranks in the full list. */
@@ -21,16 +23,16 @@ export type StaticTablePlan = {
  * whose lower-cased form is in `alsoWords` (a smaller table that still embeds those words exactly as
  * the full table would), and the first `pieceRows` pieces.
  */
-export function planStaticTable(list: string[], options: { topWords?: number; alsoWords?: Iterable<string>; pieceRows: number }): StaticTablePlan {
+export function planStaticTable(list: string[], options: { topWords?: number; alsoWords?: Iterable<string>; pieceRows: number; dims?: number }): StaticTablePlan {
   const also = new Set([...(options.alsoWords ?? [])].map((word) => word.toLowerCase()));
   const top = options.topWords ?? list.length;
   const chosen = list.flatMap((word, i) => (i < top || also.has(word.toLowerCase()) ? [{ word, rank: i + 1 }] : []));
-  return { pieceRows: options.pieceRows, words: chosen.map((c) => c.word), ranks: chosen.map((c) => c.rank), listSize: list.length };
+  return { dims: options.dims, pieceRows: options.pieceRows, words: chosen.map((c) => c.word), ranks: chosen.map((c) => c.rank), listSize: list.length };
 }
 
 /** A short hash of everything that decides a plan's table (recipe, model, pieces, words). */
 export function staticPlanHash(plan: StaticTablePlan): string {
-  const key = JSON.stringify([RECIPE, LOCAL_MODEL_VERSION, plan.pieceRows, plan.listSize, plan.words, plan.ranks]);
+  const key = JSON.stringify([RECIPE, LOCAL_MODEL_VERSION, plan.dims ?? null, plan.pieceRows, plan.listSize, plan.words, plan.ranks]);
   return new Bun.CryptoHasher("sha256").update(key).digest("hex").slice(0, 12);
 }
 

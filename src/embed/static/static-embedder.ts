@@ -27,7 +27,7 @@ export function zipfWeights(ranks: number[], listSize: number): { weights: Float
   return { weights: Float32Array.from(ranks, weight), unknown: weight(listSize + 1) };
 }
 
-export function createStaticEmbedder(table: StaticTable, spec: EmbedderSpec = { kind: "static" }): StaticEmbedder {
+export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): StaticEmbedder {
   const { dims, pieceRows, values, scales } = table;
   const rowOf = new Map<string, number>();
   table.words.forEach((word, i) => {
@@ -95,7 +95,9 @@ export function createStaticEmbedder(table: StaticTable, spec: EmbedderSpec = { 
 /** A unit vector as int8 for storage (cosine distance ignores the per-vector scale). */
 export function toInt8Vector(vector: Float32Array): Int8Array {
   let max = 0;
-  for (const x of vector) max = Math.max(max, Math.abs(x));
+  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
   const scale = max > 0 ? 127 / max : 0;
-  return Int8Array.from(vector, (x) => Math.round(x * scale));
+  const out = new Int8Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = Math.round(vector[i]! * scale);
+  return out;
 }
