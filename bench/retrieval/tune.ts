@@ -28,8 +28,13 @@ const result = await runRetrievalBench({
   variants: Object.fromEntries(settings.map((tuning) => [JSON.stringify(tuning), tuning])),
 });
 const key = dataset === "locomo" ? "recall@10" : "recall_all@5";
+const bm25 = result.variants.bm25!;
 for (const [name, scores] of Object.entries(result.variants)) {
   const groups = Object.entries(scores.by_category).map(([group, m]) => `${group} ${m[key]!.toFixed(3)}`);
-  console.log(name.padEnd(40), Object.values(scores.overall).map((x) => x.toFixed(3)).join(" "), "|", groups.join(" | "));
+  // Where this setting falls below BM25 alone (overall or in a category, at any k).
+  const below = [["overall", scores.overall, bm25.overall] as const, ...Object.entries(scores.by_category).map(([g, m]) => [g, m, bm25.by_category[g]!] as const)].flatMap(([g, m, base]) =>
+    Object.keys(m).filter((metric) => metric !== "questions" && m[metric]! < base[metric]! - 1e-9).map((metric) => `${g}:${metric}`),
+  );
+  console.log(name.padEnd(40), Object.values(scores.overall).map((x) => x.toFixed(3)).join(" "), "|", groups.join(" | "), "| below bm25:", below.join(",") || "none");
 }
 queryEmbedder?.close();

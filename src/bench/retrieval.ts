@@ -73,9 +73,10 @@ export type RetrievalBenchResult = Scores & {
 /** Pure retrievers, and BM25 with what each tier adds, scored beside the default fusion. */
 const ALONE = { bm25Weight: 0, neighbourWeight: 0, speakerBoost: 0, contextWeight: 0 };
 export const TIER_VARIANTS: Record<string, Partial<SearchTuning>> = {
-  bm25: { denseWeight: 0, staticWeight: 0 },
-  static: { ...ALONE, denseWeight: 0, staticWeight: 1 },
-  model: { ...ALONE, staticWeight: 0, denseWeight: 1 },
+  bm25: { denseWeight: 0, staticWeight: 0, staticAloneWeight: 0 },
+  static: { ...ALONE, denseWeight: 0, staticWeight: 1, staticAloneWeight: 1 },
+  model: { ...ALONE, staticWeight: 0, staticAloneWeight: 0, denseWeight: 1 },
+  /** What recall gives before the background has filled model vectors (or with --embedder static). */
   "bm25+static": { denseWeight: 0 },
   "bm25+model": { staticWeight: 0 },
 };

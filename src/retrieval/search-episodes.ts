@@ -24,8 +24,10 @@ export type SearchTuning = {
   contextWeight: number;
   /** Weight of the model tier's vectors (filled in the background). */
   denseWeight: number;
-  /** Weight of the static tier's vectors (written at ingest). */
+  /** Weight of the static tier's vectors (written at ingest) beside the model tier's. */
   staticWeight: number;
+  /** Weight of the static tier when no model vectors take part (none configured, or not filled yet). */
+  staticAloneWeight: number;
   neighbourWeight: number;
   /** Extra share of score for turns spoken by a speaker the query names. */
   speakerBoost: number;
@@ -37,8 +39,10 @@ export const DEFAULT_TUNING: SearchTuning = {
   rrfK: 60,
   bm25Weight: 1,
   contextWeight: 0.5,
-  denseWeight: 0.3,
-  staticWeight: 0.3,
+  denseWeight: 0.15,
+  staticWeight: 0.15,
+  // Alone, the static tier only breaks BM25's near-ties: more weight lets it push out good BM25 hits.
+  staticAloneWeight: 0.03,
   neighbourWeight: 0.05,
   speakerBoost: 0.5,
   candidates: 100,
@@ -129,7 +133,8 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
   const useDense = model !== undefined && tuning.denseWeight > 0 && canUseVectors(store, model) && hasText;
   const vector = useDense ? (options.queryVector ?? (await embedOne(model!, query))) : undefined;
   const staticState = tiers.static ? staticTierState(db, tiers.static) : "off";
-  const staticVector = staticState === "ready" && tuning.staticWeight > 0 && hasText ? tiers.static!.embedSync([query])[0] : undefined;
+  const staticWeight = vector ? tuning.staticWeight : tuning.staticAloneWeight;
+  const staticVector = staticState === "ready" && staticWeight > 0 && hasText ? tiers.static!.embedSync([query])[0] : undefined;
   const embedded = performance.now();
 
   const terms = queryTerms(query);
@@ -149,7 +154,7 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
     [
       { name: "bm25", weight: tuning.bm25Weight, ids: bm25Ids },
       { name: "dense", weight: tuning.denseWeight, ids: denseIds },
-      { name: "static", weight: tuning.staticWeight, ids: staticIds },
+      { name: "static", weight: staticWeight, ids: staticIds },
     ],
     tuning.rrfK,
   );
