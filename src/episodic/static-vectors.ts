@@ -22,7 +22,7 @@ const FILL_BATCH = 5000;
 export function writeStaticVectors(db: Database, embedder: StaticEmbedder, episodes: EpisodeText[]): number {
   if (episodes.length === 0 || !ensureStaticVectorTable(db, embedder.modelVersion, embedder.dims)) return 0;
   const vectors = embedder.embedSync(episodes.map(episodeEmbeddingText));
-  const insert = db.query("INSERT OR REPLACE INTO episode_static_vectors (episode_id, scope, embedding) VALUES (?, ?, vec_int8(?))");
+  const insert = db.query("INSERT INTO episode_static_vectors (episode_id, scope, embedding) VALUES (?, ?, vec_int8(?))");
   episodes.forEach((episode, i) => insert.run(episode.id, episode.scope, toInt8Vector(vectors[i]!)));
   return episodes.length;
 }

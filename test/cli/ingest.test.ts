@@ -63,10 +63,36 @@ describe("gllam ingest", () => {
 
   test("reembed fills vectors that ingest deferred", () => {
     const other = join(dir, "deferred.db");
-    expect(runGllam(["ingest", chat, "--db", other]).stdout).toContain("3 episodes await vectors");
+    expect(runGllam(["ingest", chat, "--db", other]).stdout).toContain("3 episodes await model vectors");
     const out = runGllam(["reembed", "--db", other]);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain("filled missing vectors (use-lite-512@energetic-ai-0.2.0): 0 nodes, 3 episodes");
+  });
+
+  test("--embedder static (or $GLLAM_EMBEDDER): static vectors at ingest, nothing to wait for, recall uses them", () => {
+    const staticDb = join(dir, "static.db");
+    const ingested = runGllam(["ingest", chat, "--db", staticDb, "--embedder", "static", "--wait"]);
+    expect(ingested).toMatchObject({ code: 0, stderr: "" });
+    expect(ingested.stdout).toMatch(/static vectors written at ingest \(static-[0-9a-f]{12}:/);
+    expect(ingested.stdout).not.toMatch(/await|embedded \d+ episodes/);
+    const recalled = runGllam(["recall", "ferry", "trip", "--db", staticDb, "--json"], { env: { GLLAM_EMBEDDER: "static" } });
+    expect(recalled.stderr).toBe("");
+    const result = JSON.parse(recalled.stdout);
+    expect(result.denseUsed).toBe(true);
+    expect(result.episodes[0]).toMatchObject({ sessionId: "trip", bm25Rank: 1, denseRank: null });
+    expect(result.episodes[0].staticRank).toBeGreaterThanOrEqual(1);
+    const stats = JSON.parse(runGllam(["stats", "--json", "--db", staticDb]).stdout);
+    expect(stats).toMatchObject({ embeddingModel: null, tables: { episodes: 3, episode_static_vectors: 3 } });
+  });
+
+  test.each([
+    [["--embedder", "bogus"], {}, /invalid --embedder: .*must be one of static, model, http \[E_BAD_INPUT\]/],
+    [["--embedder", "http"], {}, /--embedder http needs an embeddings server .*\[E_CONFIG\]/],
+    [[], { GLLAM_EMBEDDER: "fast" }, /invalid environment: .*GLLAM_EMBEDDER.*must be one of static, model, http.*\[E_CONFIG\]/],
+  ])("a bad embedder choice is a clear error: %p %p", (flags, env, message) => {
+    const out = runGllam(["recall", "ferry", "--db", db, ...flags], { env: env as Record<string, string> });
+    expect(out.code).toBe(1);
+    expect(out.stderr.trim()).toMatch(message);
   });
 
   test("bench retrieval scores a small LoCoMo-shaped file", () => {
@@ -100,5 +126,14 @@ describe("gllam ingest", () => {
     expect(result).toMatchObject({ dataset: "locomo", questions: 2, overall: { "recall@5": 1, "recall@10": 1, "recall@20": 1 } });
     expect(Object.keys(result.by_category).sort()).toEqual(["multi-hop", "single-hop"]);
     expect(result.ingest_turns_per_s).toBeGreaterThan(0);
+
+    // Each tier alone, BM25 alone and the fusions, scored on the same databases.
+    const tiers = JSON.parse(runGllam(["bench", "retrieval", "--dataset", "locomo", "--data", data, "--embedder", "static"]).stdout);
+    expect(Object.keys(tiers.variants).sort()).toEqual(["bm25", "bm25+model", "bm25+static", "default", "model", "static"]);
+    expect(tiers.variants.static.overall["recall@20"]).toBe(1);
+    expect(tiers.variants.default.overall).toEqual(tiers.overall);
+    expect(tiers).toMatchObject({ embedder: "none", model_embed_turns_per_s: 0 });
+    expect(tiers.embed_turns_per_s).toBeGreaterThan(0);
+    expect(tiers.static_embedder).toMatch(/^static-/);
   });
 });

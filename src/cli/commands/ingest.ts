@@ -2,6 +2,7 @@ import { progress } from "@clack/prompts";
 import { defineCommand } from "citty";
 import * as v from "valibot";
 import type { IngestReport } from "../../episodic/ingest.ts";
+import { staticTierState } from "../../episodic/static-vectors.ts";
 import { FORMAT_NAMES } from "../../episodic/formats/source.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { globalArgs, withEngine } from "../context.ts";
@@ -30,7 +31,7 @@ export const ingestCommand = defineCommand({
     scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
     session: { type: "string", description: "Session id for markdown/text files and JSONL lines without one", valueHint: "id" },
     "skip-bad": { type: "boolean", description: "List bad records and keep the rest (default: a bad record fails its file, nothing written)" },
-    wait: { type: "boolean", description: "Embed the new episodes before exiting (default: later, by `gllam reembed` or a running pool)" },
+    wait: { type: "boolean", description: "Give the new episodes model vectors before exiting (default: later, by `gllam reembed` or a running pool; static vectors are always written at once)" },
     workers: { type: "string", description: "Embedding workers with --wait (default 2)", valueHint: "n" },
     ...globalArgs,
   },
@@ -58,6 +59,13 @@ export const ingestCommand = defineCommand({
         });
       bar?.stop(`ingested ${report.episodes} episodes`);
       for (const line of formatIngestReport(report)) console.log(line);
+      const staticTier = gllam.staticEmbedder;
+      if (staticTier && staticTierState(gllam.dbRO(), staticTier) === "drift") {
+        console.log(`no static vectors written: this database holds another static table's (\`gllam reembed\` rebuilds them with ${staticTier.modelVersion})`);
+      } else if (staticTier) {
+        console.log(`static vectors written at ingest (${staticTier.modelVersion})`);
+      }
+      if (!gllam.tiers.model) return;
       if (args.wait) {
         const filler = gllam.startEmbeddingWorkerPool(workers, 1000, {
           onProgress: (done, remaining) => tty && process.stdout.write(`\rembedded ${done}, ${remaining} to go\x1b[K`),
@@ -67,7 +75,7 @@ export const ingestCommand = defineCommand({
         console.log(`embedded ${embedded} episodes (${gllam.embedder.modelVersion})`);
       } else {
         const waiting = gllam.countUnembedded();
-        if (waiting > 0) console.log(`${waiting} episodes await vectors (\`gllam reembed\` fills them; \`--wait\` embeds during ingest)`);
+        if (waiting > 0) console.log(`${waiting} episodes await model vectors (\`gllam reembed\` fills them; \`--wait\` embeds during ingest)`);
       }
     });
   },

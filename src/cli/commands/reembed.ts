@@ -26,6 +26,10 @@ export const reembedCommand = defineCommand({
       if (tty) process.stdout.write("\n");
       const change = report.reset ? `re-embedded everything (${report.previousModel ?? "no model"} -> ${report.model})` : `filled missing vectors (${report.model})`;
       console.log(`${change}: ${report.nodes} nodes, ${report.episodes} episodes`);
+      if (gllam.staticEmbedder) {
+        const how = report.staticReset ? "rebuilt the static tier" : "filled missing static vectors";
+        console.log(`${how} (${gllam.staticEmbedder.modelVersion}): ${report.staticEpisodes} episodes`);
+      }
     });
   },
 });

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
+import type { StaticEmbedder } from "../../src/embed/static/static-embedder.ts";
+import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
+import { Gllam } from "../../src/engine/gllam.ts";
+import { ensureTestStaticTable } from "../static-table.ts";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
+
+const dir = makeTempDir();
+const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
+const staticEmbedder = loadStaticEmbedder();
+// Another table (one more word): another vector space.
+const otherStatic = loadStaticEmbedder(await ensureTestStaticTable(["zebra"]));
+
+const turns = (n: number, prefix = "turn") => Array.from({ length: n }, (_, i) => ({ sessionId: `s${i % 5}`, seq: i, speaker: i % 2 ? "Ann" : "Bob", content: `${prefix} ${i} about the weather and money` }));
+const staticCount = (gllam: Gllam) => (gllam.db().query("SELECT count(*) AS n FROM episode_static_vectors").get() as { n: number }).n;
+
+describe("the static tier", () => {
+  test("ingest writes one static vector per new episode, the embedder's own, in the same transaction", async () => {
+    const gllam = await openTempGllam(dir, { embedder: hash });
+    const planted = { sessionId: "p", seq: 0, speaker: "Ann", content: "My sister moved to Denver for a nursing job." };
+    expect(gllam.addEpisodes([...turns(40), planted]).inserted).toBe(41);
+    expect(staticCount(gllam)).toBe(41);
+    expect(gllam.addEpisodes(turns(40)).inserted).toBe(0);
+    expect(staticCount(gllam)).toBe(41);
+    expect(gllam.stats().staticModel).toBe(staticEmbedder.modelVersion);
+    // The stored vector is the static embedding of "speaker: content", as int8 (same direction).
+    const row = gllam.db().query("SELECT vec_to_json(v.embedding) AS json FROM episode_static_vectors v JOIN episodes e ON e.id = v.episode_id WHERE e.session_id = 'p'").get() as { json: string };
+    const stored = Float32Array.from(JSON.parse(row.json) as number[]);
+    const [expected] = staticEmbedder.embedSync([`Ann: ${planted.content}`]);
+    const cosine = stored.reduce((s, x, i) => s + x * expected![i]!, 0) / Math.hypot(...stored);
+    expect(cosine).toBeGreaterThan(0.9999);
+    const { hits, staticUsed, denseUsed } = await gllam.searchEpisodes("sister Denver nursing", { k: 3 });
+    expect({ staticUsed, denseUsed }).toEqual({ staticUsed: true, denseUsed: false });
+    expect(hits[0]).toMatchObject({ content: planted.content, bm25Rank: 1, staticRank: 1, denseRank: null });
+    gllam.close();
+  });
+
+  test("a static embedder that fails takes the whole batch back with it", async () => {
+    const failing: StaticEmbedder = {
+      ...staticEmbedder,
+      embedSync: () => {
+        throw new Error("boom");
+      },
+    };
+    const gllam = await openTempGllam(dir, { embedder: hash, staticEmbedder: failing });
+    expect(() => gllam.addEpisodes(turns(10))).toThrow("boom");
+    expect(gllam.stats().tables.episodes).toBe(0);
+    await expectGllamError(() => gllam.addEpisodes([{ sessionId: "x", seq: 0, content: "" }]), "E_BAD_INPUT");
+    gllam.close();
+  });
+
+  test("another static table: new episodes get none, search does without and says so, reembed rebuilds the tier", async () => {
+    const path = join(dir, "static-drift.db");
+    const before = await Gllam.open(path, { embedder: hash });
+    before.addEpisodes(turns(30));
+    before.close();
+
+    const after = await Gllam.open(path, { embedder: hash, staticEmbedder: otherStatic });
+    after.addEpisodes(turns(5, "later"));
+    expect(staticCount(after)).toBe(30);
+    const search = await after.searchEpisodes("weather money");
+    expect({ staticUsed: search.staticUsed, staticState: search.staticState }).toEqual({ staticUsed: false, staticState: "drift" });
+    expect((await after.recall("weather money")).warnings.join(" ")).toMatch(/static vectors come from another static table .*gllam reembed/);
+
+    const report = await after.reembedAll();
+    expect(report).toMatchObject({ staticReset: true, staticEpisodes: 35 });
+    expect(after.stats().staticModel).toBe(otherStatic.modelVersion);
+    expect((await after.searchEpisodes("weather money")).staticUsed).toBe(true);
+    expect(await after.reembedAll()).toMatchObject({ staticReset: false, staticEpisodes: 0 });
+    after.close();
+  });
+
+  test("episodes stored without the static tier get their vectors from reembed", async () => {
+    const path = join(dir, "static-gaps.db");
+    const without = await Gllam.open(path, { embedder: hash, staticEmbedder: null });
+    without.addEpisodes(turns(12));
+    expect(without.stats().tables.episode_static_vectors).toBeUndefined();
+    without.close();
+    const withStatic = await Gllam.open(path, { embedder: hash });
+    withStatic.addEpisodes(turns(3, "new"));
+    expect(await withStatic.reembedAll()).toMatchObject({ staticReset: false, staticEpisodes: 12 });
+    expect(staticCount(withStatic)).toBe(15);
+    withStatic.close();
+  });
+
+  test("static only: nodes and episodes in the static space, nothing left for a worker pool", async () => {
+    const gllam = await openTempGllam(dir, { embedder: staticEmbedder, staticEmbedder });
+    expect(gllam.tiers).toEqual({ model: undefined, static: staticEmbedder });
+    gllam.upsertNode({ id: "denver", name: "Denver", type: "location" });
+    await gllam.storeNodeEmbedding("denver");
+    gllam.addEpisodes([{ sessionId: "s", seq: 0, content: "We drove to Denver in May." }]);
+    expect(await gllam.waitForEmbeddings()).toBe(0);
+    expect(gllam.stats().tables.episode_vectors).toBe(0);
+    const result = await gllam.recall("Denver trip");
+    expect(result).toMatchObject({ denseUsed: true, warnings: [] });
+    expect(result.similar[0]!.nodeId).toBe("denver");
+    expect(result.episodes[0]).toMatchObject({ staticRank: 1, denseRank: null });
+    gllam.close();
+  });
+});
