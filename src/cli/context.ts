@@ -2,7 +2,7 @@ import { createHttpEmbedder } from "../embed/http.ts";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { EmbedderNameSchema, readEnv, type EmbedderName } from "../config/env.ts";
-import { ensureStaticTable, loadStaticEmbedder } from "../embed/static/bundled-table.ts";
+import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { GllamError } from "../engine/errors.ts";
 import { parseInput } from "../memory/parse.ts";
@@ -33,6 +33,17 @@ export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?:
 
 export type ChosenTiers = { name: EmbedderName; embedder: Embedder; staticEmbedder?: StaticEmbedder };
 
+/** The static table's file; a source checkout distils it on first use, and says so (the binary carries it). */
+export async function ensureStaticTableNoisily(): Promise<string> {
+  const found = locateStaticTable();
+  if (found) return found;
+  process.stderr.write("gllam: distilling the static embedding table from the bundled model (once, a few minutes; `bun run build` puts it in the binary)\n");
+  const tty = process.stderr.isTTY === true;
+  const path = await ensureStaticTable((done, total) => tty && process.stderr.write(`\r${done}/${total} rows\x1b[K`));
+  if (tty) process.stderr.write("\n");
+  return path;
+}
+
 /**
  * The embedding tiers the flags and environment name. The static tier is always on; `static` makes
  * it the only one (nodes too get static vectors), `model` and `http` add a model tier.
@@ -42,7 +53,7 @@ export async function chooseTiers(args: GlobalArgs, env = readEnv()): Promise<Ch
   const name = args.embedder === undefined ? (env.GLLAM_EMBEDDER ?? (url ? "http" : DEFAULT_EMBEDDER)) : parseInput(EmbedderNameSchema, args.embedder.toLowerCase(), "--embedder");
   switch (name) {
     case "static": {
-      const embedder = loadStaticEmbedder(await ensureStaticTable());
+      const embedder = loadStaticEmbedder(await ensureStaticTableNoisily());
       return { name, embedder, staticEmbedder: embedder };
     }
     case "model":
@@ -61,6 +72,7 @@ export async function openEngine(args: GlobalArgs, mode: { readOnly?: boolean; c
   const env = readEnv();
   const configPath = args.config ?? env.GLLAM_CONFIG;
   const tiers = await chooseTiers(args, env);
+  await ensureStaticTableNoisily();
   return Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
     ...mode,
     embedder: tiers.embedder,

@@ -3,8 +3,8 @@ import * as v from "valibot";
 import { runRetrievalBench } from "../../bench/retrieval.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { ensureStaticTable, loadStaticEmbedder } from "../../embed/static/bundled-table.ts";
-import { chooseTiers, globalArgs } from "../context.ts";
+import { loadStaticEmbedder } from "../../embed/static/bundled-table.ts";
+import { chooseTiers, ensureStaticTableNoisily, globalArgs } from "../context.ts";
 
 const TuningSchema = v.partial(
   v.strictObject({
@@ -55,7 +55,7 @@ export const benchRetrievalCommand = defineCommand({
       dataset,
       data: args.data,
       embedder: tiers.name === "static" ? undefined : tiers.embedder,
-      staticEmbedder: tiers.staticEmbedder ?? loadStaticEmbedder(await ensureStaticTable()),
+      staticEmbedder: tiers.staticEmbedder ?? loadStaticEmbedder(await ensureStaticTableNoisily()),
       workers: count(args.workers, "--workers"),
       dense: !args["bm25-only"],
       cachePath: args.cache,

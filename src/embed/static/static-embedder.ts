@@ -16,8 +16,8 @@ export type StaticEmbedder = Embedder & {
 
 /** Smooth inverse frequency (Arora et al. 2017): frequent words count for little. */
 const A = 1e-3;
-/** Unknown words' piece decompositions kept (names and jargon repeat within a conversation). */
-const PIECE_CACHE_LIMIT = 100_000;
+/** Words (as written) whose rows are remembered: text repeats its words, and names and jargon need the tokenizer. */
+const CONTRIBUTION_CACHE_LIMIT = 200_000;
 
 /** p(rank) = 1 / (rank * H_n): Zipf's law over a list of n words. */
 export function zipfWeights(ranks: number[], listSize: number): { weights: Float32Array; unknown: number } {
@@ -38,45 +38,45 @@ export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): S
   // Scale and weight folded into one factor per word row.
   const wordFactor = Float32Array.from(weights, (w, i) => w * scales[pieceRows + i]!);
   const tokenizer = createPieceTokenizer(table.pieces);
-  let pieceCache = new Map<string, Int32Array>();
+  /** What a word (as written) adds: its rows and their factors (scale x weight). */
+  type Contribution = { rows: Int32Array; factors: Float32Array };
+  let contributions = new Map<string, Contribution>();
 
-  /** Piece ids of a text that have rows (a smaller table may lack some). */
-  function piecesOf(text: string): Int32Array {
-    let ids = pieceCache.get(text);
-    if (!ids) {
-      ids = Int32Array.from(tokenizer.encode(text).filter((id) => id < pieceRows));
-      if (pieceCache.size >= PIECE_CACHE_LIMIT) pieceCache = new Map();
-      pieceCache.set(text, ids);
+  /** A list word's row; else the mean of its pieces' rows (those the table has) at the unknown-word weight. */
+  function contributionOf(word: string, weight: number): Contribution {
+    const row = rowOf.get(word.toLowerCase());
+    if (row !== undefined) return { rows: Int32Array.of(row), factors: Float32Array.of(wordFactor[row - pieceRows]!) };
+    const ids = Int32Array.from(tokenizer.encode(word).filter((id) => id < pieceRows));
+    return { rows: ids, factors: Float32Array.from(ids, (id) => (weight * scales[id]!) / ids.length) };
+  }
+
+  function cachedContribution(word: string): Contribution {
+    let found = contributions.get(word);
+    if (!found) {
+      found = contributionOf(word, unknown);
+      if (contributions.size >= CONTRIBUTION_CACHE_LIMIT) contributions = new Map();
+      contributions.set(word, found);
     }
-    return ids;
+    return found;
   }
 
-  function addRow(sum: Float32Array, row: number, factor: number): void {
-    const at = row * dims;
-    for (let i = 0; i < dims; i++) sum[i]! += values[at + i]! * factor;
-  }
-
-  /** Adds the mean of the pieces' rows times weight; false when no piece has a row. */
-  function addPieces(sum: Float32Array, text: string, weight: number): boolean {
-    const ids = piecesOf(text);
-    for (const id of ids) addRow(sum, id, (weight * scales[id]!) / ids.length);
-    return ids.length > 0;
+  function add(sum: Float32Array, { rows, factors }: Contribution): boolean {
+    for (let k = 0; k < rows.length; k++) {
+      const at = rows[k]! * dims;
+      const factor = factors[k]!;
+      for (let i = 0; i < dims; i++) sum[i]! += values[at + i]! * factor;
+    }
+    return rows.length > 0;
   }
 
   function embedText(text: string): Float32Array {
     const sum = new Float32Array(dims);
     let used = false;
     forEachWord(/[^\x00-\x7f]/.test(text) ? text.normalize("NFKC") : text, (word) => {
-      const row = rowOf.get(word.toLowerCase());
-      if (row !== undefined) {
-        addRow(sum, row, wordFactor[row - pieceRows]!);
-        used = true;
-      } else if (addPieces(sum, word, unknown)) {
-        used = true;
-      }
+      used = add(sum, cachedContribution(word)) || used;
     });
     // Punctuation or symbols only: the pieces of the whole text; failing that, a fixed direction.
-    if (!used && !addPieces(sum, text.trim(), 1)) sum[0] = 1;
+    if (!used && !add(sum, contributionOf(text.trim(), 1))) sum[0] = 1;
     let norm = 0;
     for (let i = 0; i < dims; i++) norm += sum[i]! * sum[i]!;
     norm = Math.sqrt(norm) || 1;
