@@ -68,8 +68,9 @@ CREATE TABLE IF NOT EXISTS semantic_nodes (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS idx_semantic_nodes_name ON semantic_nodes(scope, name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS idx_semantic_nodes_type ON semantic_nodes(scope, type);
--- Taxonomy prefix queries: range scans on the materialized path within a scope.
-CREATE INDEX IF NOT EXISTS idx_semantic_nodes_taxonomy ON semantic_nodes(scope, taxonomy_path);
+-- Taxonomy prefix queries: range scans on the materialized path within a scope. NOCASE because
+-- SQLite turns `taxonomy_path LIKE 'prefix%'` (case-insensitive) into a range only on a NOCASE index.
+CREATE INDEX IF NOT EXISTS idx_semantic_nodes_taxonomy ON semantic_nodes(scope, taxonomy_path COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS idx_semantic_nodes_uncategorized ON semantic_nodes(scope) WHERE taxonomy_path = '/' AND is_category = 0;
 
 CREATE TABLE IF NOT EXISTS semantic_links (

@@ -33,6 +33,18 @@ import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
 import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
+import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
+import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
+import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
+import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
+import { processUncategorizedBatch, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
+import {
+  consolidateTaxonomyBranch,
+  resumeTaxonomyConsolidations,
+  type ConsolidationOptions,
+  type ConsolidationReport,
+} from "../semantic/taxonomy-consolidate.ts";
+import { discoverTaxonomyMergeCandidates, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "../semantic/taxonomy-merge.ts";
 import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
 import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
 import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
@@ -61,13 +73,22 @@ import { initSchema, readSchemaVersion } from "./schema.ts";
 import { GllamError } from "./errors.ts";
 import { readStats, type StoreStats } from "./stats.ts";
 import { Store, type StoreOptions } from "./store.ts";
-import { checkpointWAL, startWALCheckpointManager, type CheckpointMode, type CheckpointResult, type WALCheckpointManager } from "./wal.ts";
+import {
+  checkpointWAL,
+  startWALCheckpointManager,
+  type CheckpointMode,
+  type CheckpointResult,
+  type WALCheckpointManager,
+  type WALCheckpointOptions,
+} from "./wal.ts";
 
 export type GllamOptions = StoreOptions & {
   /** Default: the bundled Universal Sentence Encoder lite, loaded on first use. */
   embedder?: Embedder;
   /** Agentic memory configuration; default: config/agentic_memory_prompts.json as shipped. */
   config?: AgenticMemoryConfig;
+  /** Called on open when the stored vectors come from another model than the embedder (seed: vector space drift). */
+  onEmbeddingDrift?: (check: EmbeddingModelCheck) => void;
 };
 
 /**
@@ -97,7 +118,12 @@ export class Gllam {
       store.close();
       throw error;
     }
-    return new Gllam(store, options.embedder ?? createLocalModelEmbedder(), options.config ?? defaultAgenticMemoryConfig());
+    const gllam = new Gllam(store, options.embedder ?? createLocalModelEmbedder(), options.config ?? defaultAgenticMemoryConfig());
+    if (options.onEmbeddingDrift) {
+      const check = gllam.checkEmbeddingModelVersion();
+      if (check.drift) options.onEmbeddingDrift(check);
+    }
+    return gllam;
   }
 
   get path(): string {
@@ -128,9 +154,9 @@ export class Gllam {
   }
 
   /** One manager per engine; starting again replaces the previous one. Stopped by close(). */
-  startWALCheckpointManager(intervalMs: number): WALCheckpointManager {
+  startWALCheckpointManager(intervalMs: number, options?: WALCheckpointOptions): WALCheckpointManager {
     this.#checkpointManager?.stop();
-    this.#checkpointManager = startWALCheckpointManager(this.store.db(), this.store.path, intervalMs);
+    this.#checkpointManager = startWALCheckpointManager(this.store.db(), this.store.path, intervalMs, options);
     return this.#checkpointManager;
   }
 
@@ -292,9 +318,17 @@ export class Gllam {
     return getEpisodesInWindow(this.store, start, end, options);
   }
 
-  /** Parses every file first, then writes each in one transaction (`gllam ingest`). */
-  ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
-    return ingestFiles(this.store, paths, options, onProgress);
+  /**
+   * Parses every file first, then writes each in one transaction (`gllam ingest`). The WAL
+   * checkpoint manager runs meanwhile (this engine's, else one for the ingest), so it stays bounded.
+   */
+  async ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+    const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
+    try {
+      return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own }, onProgress);
+    } finally {
+      own?.stop();
+    }
   }
 
   /** Links every episode of a scope to the nodes it mentions (after nodes were added). */
@@ -342,6 +376,56 @@ export class Gllam {
   /** Vectors for every node and episode from the active embedder (after a model change, or to fill gaps). */
   reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
     return reembedAll(this.store, this.#pool?.embedder ?? this.embedder, options);
+  }
+
+  /** Seed: ReembedAllSemanticNodes (it re-embeds episodes too: one vector space per file). */
+  reembedAllSemanticNodes(options?: ReembedOptions): Promise<ReembedReport> {
+    return this.reembedAll(options);
+  }
+
+  // ---------------------------------------------------------------- ontology and sleep cycle (issue 6)
+  /** Seed: GetNodesByTaxonomyPrefix. Nodes at the path or below it (case-insensitive), in path order. */
+  getNodesByTaxonomyPrefix(prefix: string, options?: TaxonomyPrefixOptions): SemanticNode[] {
+    return getNodesByTaxonomyPrefix(this.store, prefix, options);
+  }
+
+  /** Seed: DetectTaxonomyCycles (Kahn's algorithm over is_a / subclass_of). */
+  detectTaxonomyCycles(options?: { scope?: string }): TaxonomyCycleReport {
+    return detectTaxonomyCycles(this.store, options);
+  }
+
+  /** Seed: WouldCreateTaxonomyCycle. addEdge refuses such a link with E_TAXONOMY_CYCLE. */
+  wouldCreateTaxonomyCycle(childId: string, parentId: string): CycleCheck {
+    return wouldCreateTaxonomyCycle(this.store, childId, parentId);
+  }
+
+  /** Seed: ProcessUncategorizedBatch. Files up to n orphans under categories (by embeddings, or a Categorizer). */
+  processUncategorizedBatch(n = 50, options?: UncategorizedBatchOptions): Promise<UncategorizedBatchReport> {
+    return processUncategorizedBatch(this.store, this.embedder, n, options);
+  }
+
+  /** Seed: ConsolidateTaxonomyBranch. Resumes the same move if a crash interrupted it. */
+  consolidateTaxonomyBranch(from: string, to: string, options?: ConsolidationOptions): Promise<ConsolidationReport> {
+    return consolidateTaxonomyBranch(this.store, from, to, options);
+  }
+
+  resumeTaxonomyConsolidations(options?: ConsolidationOptions): Promise<ConsolidationReport[]> {
+    return resumeTaxonomyConsolidations(this.store, options);
+  }
+
+  /** Seed: DiscoverTaxonomyMergeCandidates (names and embeddings). */
+  discoverTaxonomyMergeCandidates(options?: MergeDiscoveryOptions): Promise<TaxonomyMergeCandidate[]> {
+    return discoverTaxonomyMergeCandidates(this.store, this.embedder, options);
+  }
+
+  /** Seed: SimulateRandomTraceTests. */
+  simulateRandomTraceTests(traceCount: number, options?: TraceTestOptions): TraceTestReport {
+    return simulateRandomTraceTests(this.store, traceCount, options);
+  }
+
+  /** Seed: EnterMemorySleepCycle. */
+  enterMemorySleepCycle(traceCount = 10, options?: SleepCycleOptions): Promise<SleepCycleReport> {
+    return enterMemorySleepCycle(this.store, this.embedder, traceCount, options);
   }
 
   // ---------------------------------------------------------------- retrieval

@@ -89,3 +89,37 @@ export function knnNodes(db: Database, vector: Float32Array, limit: number, scop
     )
     .all(vector, limit, scope);
 }
+
+/** Stored vectors of these nodes (those that have one). */
+export function readNodeVectors(db: Database, nodeIds: readonly string[]): Map<string, Float32Array> {
+  if (nodeIds.length === 0 || !hasVectorTables(db)) return new Map();
+  const rows = db
+    .query<{ nodeId: string; embedding: Uint8Array }, [string]>(
+      "SELECT node_id AS nodeId, embedding FROM semantic_embeddings WHERE node_id IN (SELECT value FROM json_each(?))",
+    )
+    .all(JSON.stringify(nodeIds));
+  // Copied: the blob's buffer may not be 4-byte aligned.
+  return new Map(rows.map((row) => [row.nodeId, new Float32Array(Uint8Array.from(row.embedding).buffer)]));
+}
+
+/** Vectors for these nodes from the active embedder: stored ones, the rest embedded and stored now. */
+export async function ensureNodeVectors(store: Store, embedder: Embedder, nodeIds: readonly string[]): Promise<Map<string, Float32Array>> {
+  assertSameEmbeddingModel(store.dbRO(), embedder);
+  const stored = readNodeVectors(store.dbRO(), nodeIds);
+  const missing = nodeIds.filter((id) => !stored.has(id));
+  for (let i = 0; i < missing.length; i += 256) await storeNodeEmbeddings(store, embedder, missing.slice(i, i + 256));
+  return missing.length === 0 ? stored : readNodeVectors(store.dbRO(), nodeIds);
+}
+
+/** Cosine similarity of two vectors of one length (0 when either is all zeros). */
+export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
