@@ -55,6 +55,10 @@ function checkBranches(fromInput: string, toInput: string): { from: string; to: 
   return { from, to };
 }
 
+/** Parameters: to, length of from, now, scope, the two of underPrefixParams(from), batch size. */
+export const MOVE_BATCH_SQL = `UPDATE semantic_nodes SET taxonomy_path = ?1 || substr(taxonomy_path, ?2 + 1), updated_at = ?3
+  WHERE rowid IN (SELECT rowid FROM semantic_nodes WHERE scope = ?4 AND ${UNDER_PREFIX_SQL("?5", "?6")} LIMIT ?7)`;
+
 const categoryAt = (store: Store, scope: string, path: string) =>
   store
     .db()
@@ -78,10 +82,7 @@ export async function consolidateTaxonomyBranch(store: Store, fromInput: string,
     return { job: startJob(db, { kind: CONSOLIDATE_JOB, scope, params: { from, to }, state: fresh }), state: fresh, resumed: false };
   });
   const total = state.moved + countNodesByTaxonomyPrefix(store.dbRO(), from, scope);
-  const move = db.query<never, [string, number, number, string, string, number, number]>(
-    `UPDATE semantic_nodes SET taxonomy_path = ?1 || substr(taxonomy_path, ?2 + 1), updated_at = ?3
-     WHERE rowid IN (SELECT rowid FROM semantic_nodes WHERE scope = ?4 AND ${UNDER_PREFIX_SQL("?5", "?6")} LIMIT ?7)`,
-  );
+  const move = db.query<never, [string, number, number, string, string, number, number]>(MOVE_BATCH_SQL);
   const [pattern, fromLength] = underPrefixParams(from);
   let moved = 0;
   let batches = 0;

@@ -39,14 +39,15 @@ export function getNodesByTaxonomyPrefix(store: Store, prefix: string, options: 
   if (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000) throw new GllamError("E_BAD_INPUT", `limit must be an integer in 1..1000000, got ${limit}`);
   return store
     .dbRO()
-    .query<NodeRow, [string, string, number, number, number]>(
-      `SELECT ${NODE_COLUMNS} FROM semantic_nodes
-       WHERE scope = ?1 AND ${UNDER_PREFIX_SQL("?2", "?3")} AND (?4 = 0 OR is_category = 1)
-       ORDER BY taxonomy_path COLLATE NOCASE, rowid LIMIT ?5`,
-    )
+    .query<NodeRow, [string, string, number, number, number]>(PREFIX_QUERY_SQL)
     .all(options.scope ?? "default", ...underPrefixParams(path), options.categoriesOnly ? 1 : 0, limit)
     .map(toNode);
 }
+
+/** Parameters: scope, the two of underPrefixParams, categories only (0/1), limit. Path order is the index's order: no sort. */
+export const PREFIX_QUERY_SQL = `SELECT ${NODE_COLUMNS} FROM semantic_nodes
+  WHERE scope = ?1 AND ${UNDER_PREFIX_SQL("?2", "?3")} AND (?4 = 0 OR is_category = 1)
+  ORDER BY taxonomy_path COLLATE NOCASE, rowid LIMIT ?5`;
 
 /** How many nodes sit at the prefix or below it. */
 export function countNodesByTaxonomyPrefix(db: Database, prefix: string, scope = "default"): number {
