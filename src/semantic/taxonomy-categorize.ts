@@ -145,8 +145,9 @@ function validDecisions(decisions: unknown, batch: OrphanNode[], report: Uncateg
   for (const raw of decisions) {
     const parsed = v.safeParse(DecisionSchema, raw);
     const nodeId = typeof raw?.nodeId === "string" ? raw.nodeId : "?";
+    const ours = wanted.delete(nodeId);
     if (!parsed.success) report.skipped.push({ nodeId, reason: `bad categorizer answer: ${describeIssues(parsed.issues)}` });
-    else if (!wanted.delete(parsed.output.nodeId)) report.skipped.push({ nodeId, reason: "the categorizer answered for a node not in the batch, or twice" });
+    else if (!ours) report.skipped.push({ nodeId, reason: "the categorizer answered for a node not in the batch, or twice" });
     else if (normalizeTaxonomyPath(parsed.output.path) === ROOT_PATH) report.skipped.push({ nodeId, reason: "the categorizer chose the root" });
     else valid.push({ ...parsed.output, path: normalizeTaxonomyPath(parsed.output.path) });
   }
@@ -159,11 +160,13 @@ function fileNode(store: Store, nodeId: string, path: string, now: number): bool
   return store.db().query("UPDATE semantic_nodes SET taxonomy_path = ?, updated_at = ? WHERE id = ? AND taxonomy_path = '/'").run(path, now, nodeId).changes === 1;
 }
 
-/** The category node at a path, created (with its missing ancestors, each subclass_of its parent) when absent. */
+/** The category node at a path; when absent, created with its missing ancestors, each subclass_of its parent. */
 export function ensureCategoryPath(store: Store, scope: string, path: string, now: number, created: string[] = []): string {
   const find = store
     .db()
     .query<{ id: string }, [string, string]>("SELECT id FROM semantic_nodes WHERE scope = ? AND is_category = 1 AND taxonomy_path = ? COLLATE NOCASE ORDER BY rowid LIMIT 1");
+  const existing = find.get(scope, path)?.id;
+  if (existing) return existing;
   let parentId: string | undefined;
   let at = ROOT_PATH;
   for (const segment of taxonomySegments(path)) {
