@@ -4,6 +4,7 @@ import type { Embedder } from "../embed/embedder.ts";
 import { readEnv } from "../config/env.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
 import { Gllam } from "../engine/gllam.ts";
+import type { EmbeddingModelCheck } from "../semantic/node-vectors.ts";
 
 /** Flags every command takes (seed names: --db, --embeddings-server). */
 export const globalArgs = {
@@ -25,22 +26,31 @@ export function chooseEmbedder(args: GlobalArgs, env = readEnv()): Embedder {
   return url ? createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) : createLocalModelEmbedder();
 }
 
+export type EngineMode = { readOnly?: boolean; create?: boolean; /** `gllam reembed` is the cure: it does not warn. */ quietDrift?: boolean };
+
+/** The one line a command prints (on stderr) when the stored vectors come from another model. */
+export const formatDriftWarning = (check: EmbeddingModelCheck) =>
+  `gllam: warning: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; vector search is refused until \`gllam reembed\` re-embeds them`;
+
 /**
  * Opens the engine the way every command does: flags over environment over defaults. A drifted
- * embedder is not refused here: each operation that compares vectors refuses it with E_EMBEDDING_DRIFT.
+ * embedder is not refused here (it is warned about): each operation that compares vectors refuses
+ * it with E_EMBEDDING_DRIFT.
  */
-export async function openEngine(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }): Promise<Gllam> {
+export async function openEngine(args: GlobalArgs, mode: EngineMode): Promise<Gllam> {
   const env = readEnv();
   const configPath = args.config ?? env.GLLAM_CONFIG;
+  const { quietDrift, ...storeMode } = mode;
   return Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
-    ...mode,
+    ...storeMode,
     embedder: chooseEmbedder(args, env),
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
+    onEmbeddingDrift: quietDrift ? undefined : (check) => console.error(formatDriftWarning(check)),
   });
 }
 
 /** Runs fn with an open engine and always closes it. */
-export async function withEngine<T>(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
+export async function withEngine<T>(args: GlobalArgs, mode: EngineMode, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
   const gllam = await openEngine(args, mode);
   try {
     return await fn(gllam);

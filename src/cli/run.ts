@@ -10,7 +10,9 @@ import { pathCommand } from "./commands/path.ts";
 import { recallCommand } from "./commands/recall.ts";
 import { reembedCommand } from "./commands/reembed.ts";
 import { seedCommand } from "./commands/seed.ts";
+import { sleepCommand } from "./commands/sleep.ts";
 import { statsCommand } from "./commands/stats.ts";
+import { taxonomyCommand } from "./commands/taxonomy.ts";
 import { trustCommand } from "./commands/trust.ts";
 import { globalArgs } from "./context.ts";
 
@@ -27,6 +29,8 @@ const subCommands: Record<string, AnyCommand> = {
   path: pathCommand,
   forget: forgetCommand,
   trust: trustCommand,
+  sleep: sleepCommand,
+  taxonomy: taxonomyCommand,
 };
 
 export const mainCommand = defineCommand({

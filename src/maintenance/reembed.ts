@@ -11,7 +11,8 @@ import { startVectorFiller } from "../episodic/vectors.ts";
 import { checkEmbeddingModelVersion, storeNodeEmbeddings } from "../semantic/node-vectors.ts";
 
 export type ReembedReport = { reset: boolean; previousModel: string | undefined; model: string; nodes: number; episodes: number };
-export type ReembedOptions = { force?: boolean; concurrency?: number; onProgress?: (done: number, remaining: number) => void };
+export type ReembedProgress = { phase: "nodes" | "episodes"; done: number; total: number };
+export type ReembedOptions = { force?: boolean; concurrency?: number; onProgress?: (progress: ReembedProgress) => void };
 
 const NODE_BATCH = 256;
 
@@ -33,14 +34,32 @@ function nodesWithoutVectors(store: Store): string[] {
   return db.query<{ id: string }, []>(sql).all().map((row) => row.id);
 }
 
+/** Node batches in flight at once, one per worker of a pool embedder; each batch is stored in its own transaction. */
+async function embedNodes(store: Store, embedder: Embedder, nodeIds: string[], options: ReembedOptions): Promise<void> {
+  let next = 0;
+  let done = 0;
+  const lane = async () => {
+    while (next < nodeIds.length) {
+      const batch = nodeIds.slice(next, (next += NODE_BATCH));
+      await storeNodeEmbeddings(store, embedder, batch);
+      done += batch.length;
+      options.onProgress?.({ phase: "nodes", done, total: nodeIds.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
+}
+
 /** seed: reembedAllSemanticNodes (and episodes). Without drift and without force it only fills gaps. */
 export async function reembedAll(store: Store, embedder: Embedder, options: ReembedOptions = {}): Promise<ReembedReport> {
   const check = checkEmbeddingModelVersion(store.dbRO(), embedder);
   const reset = check.drift || options.force === true;
   if (reset) resetVectors(store);
   const nodeIds = nodesWithoutVectors(store);
-  for (let i = 0; i < nodeIds.length; i += NODE_BATCH) await storeNodeEmbeddings(store, embedder, nodeIds.slice(i, i + NODE_BATCH));
-  const filler = startVectorFiller(store, embedder, { concurrency: options.concurrency, onProgress: options.onProgress });
+  await embedNodes(store, embedder, nodeIds, options);
+  const filler = startVectorFiller(store, embedder, {
+    concurrency: options.concurrency,
+    onProgress: (done, remaining) => options.onProgress?.({ phase: "episodes", done, total: done + remaining }),
+  });
   try {
     const episodes = await filler.waitForEmbeddings();
     return { reset, previousModel: check.previousModel, model: embedder.modelVersion, nodes: nodeIds.length, episodes };
