@@ -44,7 +44,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** The graph never needs vectors: a stand-in that refuses to be used. */
-const noEmbedder: Embedder = {
+export const noEmbedder: Embedder = {
   modelVersion: "none",
   dims: 0,
   embed: () => Promise.reject(new GllamError("E_EMBEDDER", "the graph benchmark embeds nothing")),
