@@ -9,6 +9,5 @@ test("gllam bench taxonomy moves the branch while a reader process queries, and 
   // 2000 entities, 100 kind categories and the branch root.
   expect(result).toMatchObject({ nodes: 2000, moved: 2101, batches: 5, verified: true });
   expect(result.reader_queries).toBeGreaterThan(0);
-  expect(result.busy_errors).toBeGreaterThanOrEqual(0);
   expect(runGllam(["bench", "taxonomy", "--nodes", "5"]).stderr).toContain("--nodes must be an integer of at least 100");
 });
