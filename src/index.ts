@@ -3,7 +3,7 @@ export { Gllam, type GllamOptions } from "./engine/gllam.ts";
 export { Store, type StoreOptions } from "./engine/store.ts";
 export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.ts";
 export { SCHEMA_VERSION } from "./engine/schema.ts";
-export type { CheckpointMode, CheckpointResult, WALCheckpointManager } from "./engine/wal.ts";
+export type { CheckpointMode, CheckpointResult, WALCheckpointManager, WALCheckpointOptions } from "./engine/wal.ts";
 export type { StoreStats } from "./engine/stats.ts";
 export type { Embedder } from "./embed/embedder.ts";
 export { createLocalModelEmbedder, LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION } from "./embed/local-model.ts";
@@ -26,6 +26,24 @@ export type { UpsertNodeResult } from "./semantic/nodes.ts";
 export type { EmbeddingModelCheck } from "./semantic/node-vectors.ts";
 export { nodeEmbeddingText } from "./semantic/node-vectors.ts";
 export type { SeedReport } from "./semantic/sample.ts";
+export { TAXONOMY_RELATIONSHIPS, type CycleCheck, type TaxonomyPrefixOptions } from "./semantic/taxonomy.ts";
+export { findTaxonomyCycles, type TaxonomyCycleReport, type TaxonomyEdge } from "./semantic/taxonomy-cycles.ts";
+export { isUnderTaxonomyPath, normalizeTaxonomyPath, rewriteTaxonomyPath } from "./semantic/taxonomy-paths.ts";
+export {
+  createEmbeddingCategorizer,
+  type CategoryCandidate,
+  type CategoryDecision,
+  type Categorizer,
+  type OrphanNode,
+  type UncategorizedBatchOptions,
+  type UncategorizedBatchReport,
+} from "./semantic/taxonomy-categorize.ts";
+export type { ConsolidationOptions, ConsolidationProgress, ConsolidationReport } from "./semantic/taxonomy-consolidate.ts";
+export { categoryNameSimilarity, scoreCategoryPair, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "./semantic/taxonomy-merge.ts";
+export { calculateTaxonomyPathOverlap, calculateTraceClarity, summarizeTraces, type TraceEvidence } from "./maintenance/trace-scores.ts";
+export type { TraceResult, TraceTestOptions, TraceTestReport } from "./maintenance/trace-tests.ts";
+export type { SleepCycleOptions, SleepCycleReport, SleepStep } from "./maintenance/sleep-cycle.ts";
+export type { ReembedOptions, ReembedProgress, ReembedReport } from "./maintenance/reembed.ts";
 export type { RecallOptions, RecallResult } from "./retrieval/recall.ts";
 export { formatRecallMarkdown } from "./retrieval/format.ts";
 export * from "./memory/types.ts";

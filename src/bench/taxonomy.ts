@@ -15,6 +15,7 @@ import { readNode } from "../semantic/nodes.ts";
 import { countNodesByTaxonomyPrefix, getNodesByTaxonomyPrefix } from "../semantic/taxonomy.ts";
 import { noEmbedder } from "./graph.ts";
 import { percentile, round } from "./metrics.ts";
+import { benchOutputArgs, intArg, reportBenchResult } from "./args.ts";
 import { seededRandom } from "./random.ts";
 
 const FROM = "/Bench/Legacy/DBs";
@@ -181,13 +182,6 @@ export async function runTaxonomyBench(options: TaxonomyBenchOptions, log: (line
   }
 }
 
-const positiveInt = (value: string | undefined, fallback: number, flag: string, min = 1) => {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new GllamError("E_BAD_INPUT", `${flag} must be an integer of at least ${min}, got ${value}`);
-  return n;
-};
-
 export const taxonomyBenchCommand = defineCommand({
   meta: { name: "taxonomy", description: "Taxonomy consolidation of a large branch (default 100K nodes) while another process reads: duration, reader p99, busy errors" },
   args: {
@@ -195,18 +189,15 @@ export const taxonomyBenchCommand = defineCommand({
     seed: { type: "string", description: "Random seed of the reader's queries (default 1)", valueHint: "n" },
     batch: { type: "string", description: "Rows per transaction (default 500)", valueHint: "n" },
     pause: { type: "string", description: "Pause between transactions in ms (default 10)", valueHint: "ms" },
-    json: { type: "string", description: "Also write the figures to this file", valueHint: "path" },
-    db: { type: "string", description: "Keep the file here (default: a temporary one, removed after)", valueHint: "path" },
+    ...benchOutputArgs,
     reader: { type: "string", description: "(internal) run as the reader process on this file", valueHint: "path" },
   },
   run: async ({ args }) => {
-    const nodes = positiveInt(args.nodes, 100_000, "--nodes", 100);
-    const seed = positiveInt(args.seed, 1, "--seed", 0);
+    const nodes = intArg(args.nodes, 100_000, "--nodes", 100);
+    const seed = intArg(args.seed, 1, "--seed", 0);
     if (args.reader) return runTaxonomyReader(args.reader, seed, nodes);
-    const options = { nodes, seed, batchSize: positiveInt(args.batch, 500, "--batch"), pauseMs: positiveInt(args.pause, 10, "--pause", 0), db: args.db };
+    const options = { nodes, seed, batchSize: intArg(args.batch, 500, "--batch"), pauseMs: intArg(args.pause, 10, "--pause", 0), db: args.db };
     const result = await runTaxonomyBench(options, (line) => console.error(line));
-    const text = JSON.stringify(result, null, 2);
-    if (args.json) await Bun.write(args.json, `${text}\n`);
-    console.log(text);
+    await reportBenchResult(result, args.json);
   },
 });

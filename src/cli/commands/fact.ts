@@ -11,8 +11,8 @@ import { globalArgs, withEngine } from "../context.ts";
 
 export const optionalTime = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseInput(TimestampSchema, value, flag));
 
-const scopeArg = { scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } } as const;
-const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
+export const scopeArg = { scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } } as const;
+export const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
 
 /** The node a name (or id, or alias) means; ambiguous names are refused with their candidates. */
 export function nodeNamed(gllam: Gllam, name: string, scope: string | undefined, create = false): { id: string; created: boolean } {

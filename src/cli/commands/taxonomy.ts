@@ -2,10 +2,9 @@ import { defineCommand } from "citty";
 import * as v from "valibot";
 import { parseInput } from "../../memory/parse.ts";
 import { globalArgs, withEngine } from "../context.ts";
+import { jsonArg, scopeArg } from "./fact.ts";
 
 const CountArg = (max: number) => v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(max));
-const scopeArg = { scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } } as const;
-const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
 const print = (json: boolean | undefined, value: unknown, text: () => string) => console.log(json ? JSON.stringify(value, null, 2) : text());
 
 const listCommand = defineCommand({
