@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "E_EMBEDDING_DRIFT", // stored vectors come from another model or dimension
   "E_CONFIG", // configuration file or environment is invalid
   "E_USAGE", // unknown command or flag
+  "E_PLANNER", // a planner failed, crashed or returned an invalid plan
 ] as const;
 
 export type GllamErrorCode = (typeof ERROR_CODES)[number];
