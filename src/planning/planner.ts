@@ -1,4 +1,3 @@
-import { GllamError } from "../engine/errors.ts";
 import { CompiledTask } from "./compiled-task.ts";
 import { groundTask, type GroundTask } from "./grounding.ts";
 import { eliminateActions, planCost } from "./improve.ts";
@@ -7,8 +6,11 @@ import type { Domain, PlanStep, Problem } from "./pddl-types.ts";
 import { breadthFirstSearch, greedyBestFirstSearch, weightedAStar, type SearchStats } from "./search.ts";
 import { validatePlan } from "./validate.ts";
 
-/** solved: a validated plan; unsolvable: proved to have none; unsolved: a limit stopped the search. */
-export type PlanStatus = "solved" | "unsolvable" | "unsolved";
+/**
+ * solved: a validated plan; unsolvable: proved to have none; unsolved: a limit stopped the search;
+ * invalid: a planner returned a plan that failed validation (a planner bug; never counted as solved).
+ */
+export type PlanStatus = "solved" | "unsolvable" | "unsolved" | "invalid";
 
 export type PlanResult = {
   status: PlanStatus;
@@ -35,7 +37,7 @@ export type NativePlannerOptions = {
   maxGroundActions?: number;
 };
 
-const noStats = (): PlanResult["stats"] => ({ expanded: 0, generated: 0, evaluated: 0, facts: 0, groundActions: 0, groundMs: 0, searchMs: 0, totalMs: 0 });
+export const noStats = (): PlanResult["stats"] => ({ expanded: 0, generated: 0, evaluated: 0, facts: 0, groundActions: 0, groundMs: 0, searchMs: 0, totalMs: 0 });
 
 /**
  * The native planner: ground with reachability pruning, search, improve, and validate the plan by
@@ -80,8 +82,7 @@ export function solveNative(domain: Domain, problem: Problem, options: NativePla
   if (search !== "bfs") plan = improvePlan(t, plan, options.improve ?? "eliminate", limits, stats);
   const steps = plan.map((a) => ({ action: task.actions[a]!.schema, args: task.actions[a]!.args }));
   const check = validatePlan(domain, problem, steps);
-  if (!check.valid) throw new GllamError("E_PLANNER", `the native planner produced an invalid plan (step ${check.step}: ${check.reason}); this is a bug`);
-  return finish("solved", "", steps, check.cost);
+  return check.valid ? finish("solved", "", steps, check.cost) : finish("invalid", `step ${check.step}: ${check.reason}`, steps);
 }
 
 /** Action elimination, then (anytime) weighted A* restarts bounded by the best cost so far until the deadline. */
