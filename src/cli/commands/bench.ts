@@ -1,10 +1,11 @@
 import { defineCommand, type CommandDef } from "citty";
+import { benchPlannerCommand } from "./bench-planner.ts";
 
 /**
  * `gllam bench <name>`: the benchmark drivers compiled into the binary (src/bench/). Each memory
  * layer adds its driver here; bench/<name>/run.sh runs them on the shared data.
  */
-export const benchSubCommands: Record<string, CommandDef<any>> = {};
+export const benchSubCommands: Record<string, CommandDef<any>> = { planner: benchPlannerCommand };
 
 export const benchCommand = defineCommand({
   meta: { name: "bench", description: "Run a benchmark driver and print or write its JSON figures" },
