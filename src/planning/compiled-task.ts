@@ -78,6 +78,14 @@ export class CompiledTask {
     return true;
   }
 
+  /** Goals not met in `state` (the goal-count heuristic). */
+  unmetGoals(state: Uint32Array): number {
+    let n = 0;
+    for (const f of this.goal) if ((state[f >>> 5]! & (1 << (f & 31))) === 0) n++;
+    for (const f of this.goalNeg) if ((state[f >>> 5]! & (1 << (f & 31))) !== 0) n++;
+    return n;
+  }
+
   isApplicable(state: Uint32Array, a: number): boolean {
     const { pre, preNeg } = this;
     for (let i = pre.start[a]!, end = pre.start[a + 1]!; i < end; i++) {

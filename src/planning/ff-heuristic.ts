@@ -15,6 +15,12 @@ export class FFHeuristic {
   readonly #sumPre: Float64Array;
   readonly #preCount: Int32Array;
   readonly #isGoal: Uint8Array;
+  /**
+   * Integer costs (always, with unit costs): a bucket queue, one stack of facts per cost. Which of
+   * equally cheap supporters wins shapes the relaxed plan and its helpful actions: last-in first-out
+   * (as Fast Downward's bucket queue) measured far better than first-in first-out on grid tasks.
+   */
+  readonly #buckets: number[][] | undefined;
   #heapFacts: Int32Array;
   #heapCosts: Float64Array;
   #heapSize = 0;
@@ -37,6 +43,7 @@ export class FFHeuristic {
     this.#preCount = Int32Array.from({ length: task.actionCount }, (_, a) => task.pre.start[a + 1]! - task.pre.start[a]!);
     this.#isGoal = new Uint8Array(task.facts);
     for (const g of task.goal) this.#isGoal[g] = 1;
+    this.#buckets = this.#actionCost.every(Number.isInteger) ? [] : undefined;
     this.#heapFacts = new Int32Array(Math.max(16, task.facts * 2));
     this.#heapCosts = new Float64Array(this.#heapFacts.length);
     this.#markedAction = new Int32Array(task.actionCount);
@@ -54,6 +61,7 @@ export class FFHeuristic {
     this.#unsat.set(this.#preCount);
     this.#sumPre.fill(0);
     this.#heapSize = 0;
+    if (this.#buckets) for (const bucket of this.#buckets) bucket.length = 0;
     let goalsLeft = t.goal.length;
     for (let w = 0; w < t.words; w++) {
       let bits = state[w]!;
@@ -68,15 +76,29 @@ export class FFHeuristic {
     }
     for (const a of t.always) this.#reach(a, 0);
     const { start, data } = t.preOf;
-    while (this.#heapSize > 0 && goalsLeft > 0) {
-      const cost = this.#heapCosts[0]!;
-      const f = this.#pop();
-      if (cost > factCost[f]!) continue;
+    const settle = (f: number, cost: number) => {
       if (this.#isGoal[f]) goalsLeft--;
       for (let i = start[f]!, end = start[f + 1]!; i < end; i++) {
         const a = data[i]!;
         this.#sumPre[a]! += cost;
         if (--this.#unsat[a]! === 0) this.#reach(a, this.#sumPre[a]!);
+      }
+    };
+    const buckets = this.#buckets;
+    if (buckets) {
+      // Facts enter the bucket of their cost; a later, cheaper entry makes an earlier one stale.
+      for (let cost = 0; cost < buckets.length && goalsLeft > 0; cost++) {
+        const bucket: number[] = buckets[cost]!;
+        while (bucket.length > 0 && goalsLeft > 0) {
+          const f = bucket.pop()!;
+          if (factCost[f] === cost) settle(f, cost);
+        }
+      }
+    } else {
+      while (this.#heapSize > 0 && goalsLeft > 0) {
+        const cost = this.#heapCosts[0]!;
+        const f = this.#pop();
+        if (cost <= factCost[f]!) settle(f, cost);
       }
     }
     for (const g of t.goal) if (factCost[g] === Infinity) return Infinity;
@@ -131,6 +153,12 @@ export class FFHeuristic {
   }
 
   #push(f: number, cost: number): void {
+    const buckets = this.#buckets;
+    if (buckets) {
+      while (buckets.length <= cost) buckets.push([]);
+      buckets[cost]!.push(f);
+      return;
+    }
     if (this.#heapSize === this.#heapFacts.length) {
       const facts = new Int32Array(this.#heapSize * 2);
       facts.set(this.#heapFacts);

@@ -26,11 +26,13 @@ export type NativeSearch = "lazy-gbfs" | "eager-gbfs" | "bfs";
 export type Improvement = "none" | "eliminate" | "anytime";
 
 export type NativePlannerOptions = {
-  /** Default lazy-gbfs: greedy best-first, FF heuristic, helpful actions, lazy evaluation. */
+  /** Default lazy-gbfs: greedy best-first, FF and goal count in alternation, helpful actions, lazy evaluation. */
   search?: NativeSearch;
   /** Default eliminate: greedy action elimination; anytime adds weighted A* restarts (w = 5, 3, 2, 1) in the time left. */
   improve?: Improvement;
   preferredOperators?: boolean;
+  /** Alternate FF with the goal-count heuristic (default true). */
+  goalCount?: boolean;
   timeoutMs?: number;
   maxNodes?: number;
   memoryLimitMB?: number;
@@ -70,7 +72,7 @@ export function solveNative(domain: Domain, problem: Problem, options: NativePla
     plan = (
       search === "bfs"
         ? breadthFirstSearch(t, limits, stats)
-        : greedyBestFirstSearch(t, limits, { lazy: search === "lazy-gbfs", preferred: options.preferredOperators ?? true, unitCostHeuristic: true }, stats)
+        : greedyBestFirstSearch(t, limits, { lazy: search !== "eager-gbfs", preferred: options.preferredOperators ?? true, unitCostHeuristic: true, goalCount: options.goalCount ?? true }, stats)
     ).plan;
   } catch (error) {
     stats.searchMs = performance.now() - start - stats.groundMs;

@@ -11,12 +11,18 @@ export type SearchOutcome = { plan: number[] | undefined };
 
 export const newSearchStats = (): SearchStats => ({ expanded: 0, generated: 0, evaluated: 0 });
 
-/** Deadline and memory checks every 256 expansions: cheap, and responsive within milliseconds. */
-function checkLimits(limits: Limits, stats: SearchStats, space: StateSpace, open: OpenList[]): void {
-  if ((stats.expanded & 0xff) !== 0) return;
-  checkDeadline(limits, "search");
-  const bytes = space.bytes + open.reduce((sum, list) => sum + list.bytes, 0);
-  if (bytes > limits.maxMemoryBytes) throw new PlanningLimit("memory limit", `search uses ${Math.round(bytes / 2 ** 20)} MB`);
+/**
+ * A limit check to call once per expansion and per evaluation; it looks at the clock and memory
+ * every 32 calls (an evaluation can take a millisecond on large tasks): cheap, and responsive.
+ */
+function limitChecker(limits: Limits, space: StateSpace, open: OpenList[]): () => void {
+  let calls = 0;
+  return () => {
+    if ((++calls & 0x1f) !== 0) return;
+    checkDeadline(limits, "search");
+    const bytes = space.bytes + open.reduce((sum, list) => sum + list.bytes, 0);
+    if (bytes > limits.maxMemoryBytes) throw new PlanningLimit("memory limit", `search uses ${Math.round(bytes / 2 ** 20)} MB`);
+  };
 }
 
 /**
@@ -30,8 +36,9 @@ export function breadthFirstSearch(t: CompiledTask, limits: Limits, stats: Searc
   if (t.isGoal(init)) return { plan: [] };
   const ops = new Int32Array(t.actionCount);
   const next = new Uint32Array(t.words);
+  const checkLimits = limitChecker(limits, space, []);
   for (let id = 0; id < space.count; id++) {
-    checkLimits(limits, stats, space, []);
+    checkLimits();
     stats.expanded++;
     const state = space.state(id);
     const n = t.applicable(state, ops);
@@ -49,17 +56,26 @@ export function breadthFirstSearch(t: CompiledTask, limits: Limits, stats: Searc
 export type GreedyOptions = {
   /** Lazy: successors are evaluated when taken from the open list (Fast Downward's lazy_greedy). */
   lazy: boolean;
-  /** Alternate with an open list of helpful actions, boosted (by 1000 pops) on progress. */
+  /** Alternate with open lists of helpful actions, boosted (by 1000 pops) on progress. */
   preferred: boolean;
   /** FF counts every action as cost 1 (fastest first plan); false uses the task's costs. */
   unitCostHeuristic: boolean;
+  /**
+   * Alternate FF with the count of unmet goals, as LAMA alternates FF with its landmark count:
+   * goal count guides where FF's relaxed plans plateau (visiting, collecting), FF where goals interact.
+   */
+  goalCount: boolean;
 };
 
 const BOOST = 1000;
 
+/** An open list of one heuristic, of all successors or of helpful actions only; the least-used list goes next. */
+type Queue = { open: OpenList; heuristic: 0 | 1; helpful: boolean; priority: number };
+
 /**
- * Greedy best-first search with the FF heuristic and helpful actions. States whose relaxation cannot
- * reach the goal are dead ends and pruned; exhausting the open lists proves the task unsolvable.
+ * Greedy best-first search with the FF heuristic and helpful actions (and optionally the goal
+ * count in alternation). States whose relaxation cannot reach the goal are dead ends and pruned;
+ * exhausting the open lists proves the task unsolvable.
  */
 export function greedyBestFirstSearch(t: CompiledTask, limits: Limits, options: GreedyOptions, stats: SearchStats): SearchOutcome {
   const space = new StateSpace(t.words, limits);
@@ -67,78 +83,90 @@ export function greedyBestFirstSearch(t: CompiledTask, limits: Limits, options: 
   const init = t.initialState();
   space.insert(init, -1, -1, 0);
   if (t.isGoal(init)) return { plan: [] };
-  const h0 = ff.evaluate(init);
-  stats.evaluated++;
-  if (h0 === Infinity) return { plan: undefined };
-  const regular = new OpenList();
-  const helpful = new OpenList();
-  const priority = [0, 0];
-  let bestH = h0;
+  const queues: Queue[] = [];
+  for (const heuristic of options.goalCount ? ([0, 1] as const) : ([0] as const)) {
+    queues.push({ open: new OpenList(), heuristic, helpful: false, priority: 0 });
+    if (options.preferred) queues.push({ open: new OpenList(), heuristic, helpful: true, priority: 0 });
+  }
+  const checkLimits = limitChecker(limits, space, queues.map((q) => q.open));
+  const best = [Infinity, Infinity];
   const ops = new Int32Array(t.actionCount);
   const isPreferred = new Int32Array(t.actionCount);
   let stamp = 0;
   const next = new Uint32Array(t.words);
+  /** The heuristic values of the last evaluated state: FF, goal count. */
+  const hs = [0, 0];
 
+  /** Evaluates a state into hs; false for a dead end. New best values boost the helpful lists. */
+  const evaluate = (state: Uint32Array): boolean => {
+    hs[0] = ff.evaluate(state);
+    stats.evaluated++;
+    checkLimits();
+    if (hs[0] === Infinity) return false;
+    if (options.goalCount) hs[1] = t.unmetGoals(state);
+    let improved = false;
+    for (let k = 0; k < best.length; k++) {
+      if (hs[k]! < best[k]!) {
+        best[k] = hs[k]!;
+        improved = true;
+      }
+    }
+    if (improved) for (const q of queues) if (q.helpful) q.priority -= BOOST;
+    return true;
+  };
   /** Marks the last evaluation's helpful actions; returns the stamp that marks them. */
   const markPreferred = () => {
     stamp++;
     if (options.preferred) for (let i = 0; i < ff.preferredCount; i++) isPreferred[ff.preferred[i]!] = stamp;
     return stamp;
   };
-  const progress = (h: number) => {
-    if (h < bestH) {
-      bestH = h;
-      priority[1]! -= BOOST;
-    }
+  const choose = (): Queue | undefined => {
+    let chosen: Queue | undefined;
+    for (const q of queues) if (q.open.size > 0 && (!chosen || q.priority < chosen.priority)) chosen = q;
+    if (chosen) chosen.priority++;
+    return chosen;
   };
-  const choose = (): OpenList | undefined => {
-    if (helpful.size > 0 && (regular.size === 0 || priority[1]! <= priority[0]!)) {
-      priority[1]!++;
-      return helpful;
-    }
-    if (regular.size === 0) return undefined;
-    priority[0]!++;
-    return regular;
+  const push = (op: number, mark: number, a: number, b = 0) => {
+    for (const q of queues) if (!q.helpful || isPreferred[op] === mark) q.open.push(hs[q.heuristic]!, a, b);
   };
 
+  let goalId = -1;
+  /** The successor of `parent` by `op`: its id (its values in hs), or -1 for a duplicate or a dead end; a goal sets goalId. */
+  const generate = (parent: number, state: Uint32Array, op: number): number => {
+    t.apply(state, op, next);
+    stats.generated++;
+    const id = space.insert(next, parent, op, space.g[parent]! + t.cost[op]!);
+    if (id < 0) return -1;
+    if (t.isGoal(next)) return (goalId = id);
+    return evaluate(next) ? id : -1;
+  };
+
+  if (!evaluate(init)) return { plan: undefined };
   if (options.lazy) {
-    const expandLazy = (id: number, h: number) => {
+    // Each entry is (parent, action), keyed by the parent's values: the child is made when taken.
+    const expandLazy = (id: number) => {
       const mark = markPreferred();
       const n = t.applicable(space.state(id), ops);
       stats.expanded++;
-      for (let i = 0; i < n; i++) {
-        const op = ops[i]!;
-        regular.push(h, id, op);
-        if (isPreferred[op] === mark) helpful.push(h, id, op);
-      }
+      for (let i = 0; i < n; i++) push(ops[i]!, mark, id, ops[i]!);
     };
-    expandLazy(0, h0);
-    for (let list = choose(); list; list = choose()) {
-      checkLimits(limits, stats, space, [regular, helpful]);
-      list.pop();
-      const parent = list.a;
-      const op = list.b;
-      t.apply(space.state(parent), op, next);
-      stats.generated++;
-      const id = space.insert(next, parent, op, space.g[parent]! + t.cost[op]!);
-      if (id < 0) continue;
-      if (t.isGoal(next)) return { plan: space.path(id) };
-      const h = ff.evaluate(next);
-      stats.evaluated++;
-      if (h === Infinity) continue;
-      progress(h);
-      expandLazy(id, h);
+    expandLazy(0);
+    for (let q = choose(); q; q = choose()) {
+      checkLimits();
+      q.open.pop();
+      const id = generate(q.open.a, space.state(q.open.a), q.open.b);
+      if (goalId >= 0) return { plan: space.path(goalId) };
+      if (id >= 0) expandLazy(id);
     }
     return { plan: undefined };
   }
 
-  regular.push(h0, 0);
-  if (options.preferred) helpful.push(h0, 0);
+  for (const q of queues) q.open.push(hs[q.heuristic]!, 0);
   const expanded = new Set<number>();
-  for (let list = choose(); list; list = choose()) {
-    checkLimits(limits, stats, space, [regular, helpful]);
-    list.pop();
-    const id = list.a;
+  for (let q = choose(); q; q = choose()) {
+    checkLimits();
+    q.open.pop();
+    const id = q.open.a;
     if (expanded.has(id)) continue;
     expanded.add(id);
     stats.expanded++;
@@ -148,17 +176,9 @@ export function greedyBestFirstSearch(t: CompiledTask, limits: Limits, options: 
     const n = t.applicable(state, ops);
     for (let i = 0; i < n; i++) {
       const op = ops[i]!;
-      t.apply(state, op, next);
-      stats.generated++;
-      const child = space.insert(next, id, op, space.g[id]! + t.cost[op]!);
-      if (child < 0) continue;
-      if (t.isGoal(next)) return { plan: space.path(child) };
-      const h = ff.evaluate(next);
-      stats.evaluated++;
-      if (h === Infinity) continue;
-      progress(h);
-      regular.push(h, child);
-      if (isPreferred[op] === mark) helpful.push(h, child);
+      const child = generate(id, state, op);
+      if (goalId >= 0) return { plan: space.path(goalId) };
+      if (child >= 0) push(op, mark, child);
     }
   }
   return { plan: undefined };
@@ -177,13 +197,14 @@ export function weightedAStar(t: CompiledTask, limits: Limits, weight: number, b
   stats.evaluated++;
   if (h0 === Infinity) return { plan: undefined };
   const open = new OpenList();
+  const checkLimits = limitChecker(limits, space, [open]);
   open.push(weight * h0, 0);
   const hOf: number[] = [h0];
   const ops = new Int32Array(t.actionCount);
   const next = new Uint32Array(t.words);
   let expandedAt: Float64Array = new Float64Array(1024).fill(Infinity);
   while (open.size > 0) {
-    checkLimits(limits, stats, space, [open]);
+    checkLimits();
     open.pop();
     const id = open.a;
     const g = space.g[id]!;
@@ -208,6 +229,7 @@ export function weightedAStar(t: CompiledTask, limits: Limits, weight: number, b
       } else {
         hOf[child] = ff.evaluate(next);
         stats.evaluated++;
+        checkLimits();
       }
       const h = hOf[child]!;
       if (h !== Infinity) open.push(childG + weight * h, child);

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CompiledTask } from "../../src/planning/compiled-task.ts";
+import { FFHeuristic } from "../../src/planning/ff-heuristic.ts";
 import { groundTask } from "../../src/planning/grounding.ts";
 import { makeLimits } from "../../src/planning/limits.ts";
 import { parseDomain, parseProblem } from "../../src/planning/parser.ts";
@@ -32,6 +34,30 @@ describe("grounding", () => {
     const result = solveNative(domain, problem);
     expect(result.status).toBe("unsolvable");
     expect(result.reason).toContain("(road c depot)");
+  });
+});
+
+describe("FF heuristic", () => {
+  test.each([
+    ["integer costs (bucket queue)", ROADS_PROBLEM, 5, ["(go s m)", "(go m t)"]],
+    ["fractional costs (binary heap)", ROADS_PROBLEM.replace("(= (length s m) 2)", "(= (length s m) 2.5)"), 5.5, ["(go s m)", "(go m t)"]],
+    ["unit costs", ROADS_PROBLEM, 1, ["(go s t)"]],
+  ])("with %s: the relaxed plan's cost, and its first steps as helpful actions", (name, problemText, h, helpful) => {
+    const { domain, problem } = load(ROADS_DOMAIN, problemText);
+    const t = new CompiledTask(groundTask(domain, problem, makeLimits()));
+    const ff = new FFHeuristic(t, name === "unit costs");
+    expect(ff.evaluate(t.initialState())).toBe(h);
+    const preferred = Array.from(ff.preferred.slice(0, ff.preferredCount), (a) => t.task.actions[a]!.name);
+    expect(preferred).toEqual([helpful[0]!]);
+  });
+
+  test("is infinite in a dead end: once the token is spent, q is out of reach even relaxed", () => {
+    const { domain, problem } = load(TOKEN_DOMAIN, TOKEN_PROBLEM);
+    const t = new CompiledTask(groundTask(domain, problem, makeLimits()));
+    const ff = new FFHeuristic(t, true);
+    expect(ff.evaluate(t.initialState())).toBe(2);
+    const makeP = t.task.actions.findIndex((a) => a.name === "(make-p)");
+    expect(ff.evaluate(t.apply(t.initialState(), makeP, new Uint32Array(t.words)))).toBe(Infinity);
   });
 });
 
