@@ -99,7 +99,7 @@ function longMemEvalScenarios(data: unknown, file: string): Scenario[] {
 }
 
 /** Sessions ranked from scored turns (LongMemEval's documents are sessions). */
-const SESSION_DECAY = 0.5;
+const SESSION_DECAY = 0.3;
 
 function scoreQuestion(dataset: RetrievalBenchOptions["dataset"], docs: { doc: string; score: number }[], relevant: Set<string>): Record<string, number> {
   if (dataset === "locomo") {
