@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS semantic_links (
   trust_weight     INTEGER NOT NULL DEFAULT 500 CHECK (trust_weight BETWEEN 10 AND 1000),
   episode_id       INTEGER REFERENCES episodes(id),
   superseded_by    INTEGER REFERENCES semantic_links(id),
-  end_reason       TEXT,                        -- superseded | succeeded | contradicted | invalidated | history
+  end_reason       TEXT,                        -- superseded | succeeded | contradicted | rejected | invalidated | history
   evidence_count   INTEGER NOT NULL DEFAULT 1,
   metadata         TEXT NOT NULL DEFAULT '{}',  -- JSON: provenance of re-assertions, fallacy downgrades, ...
   CHECK (valid_until IS NULL OR valid_until >= valid_from)
@@ -99,6 +99,35 @@ CREATE INDEX IF NOT EXISTS idx_semantic_links_source ON semantic_links(source_id
 CREATE INDEX IF NOT EXISTS idx_semantic_links_target ON semantic_links(target_id, relationship);
 CREATE INDEX IF NOT EXISTS idx_semantic_links_origin ON semantic_links(origin_source_id);
 CREATE INDEX IF NOT EXISTS idx_semantic_links_episode ON semantic_links(episode_id) WHERE episode_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_semantic_links_superseded ON semantic_links(superseded_by) WHERE superseded_by IS NOT NULL;
+
+-- Every change the engine makes to a stored link after inserting it (its valid_until moved by a
+-- succession or an invalidation, its belief retired by a conflict, an end re-pointed by a merge),
+-- with the old value, so asKnownAt can rebuild what was believed at any past system time and
+-- linkHistory can say why each version ended. Deleted only by forget.
+CREATE TABLE IF NOT EXISTS semantic_link_events (
+  id              INTEGER PRIMARY KEY,
+  link_id         INTEGER NOT NULL REFERENCES semantic_links(id),
+  at              INTEGER NOT NULL,             -- system time of the change
+  kind            TEXT NOT NULL,                -- ended | expired | repointed | restored
+  old_valid_until INTEGER,
+  new_valid_until INTEGER,
+  old_expired_at  INTEGER,
+  by_link_id      INTEGER,                      -- the link that caused it (winner, successor), when one did
+  detail          TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX IF NOT EXISTS idx_semantic_link_events_link ON semantic_link_events(link_id, at);
+CREATE INDEX IF NOT EXISTS idx_semantic_link_events_by ON semantic_link_events(by_link_id) WHERE by_link_id IS NOT NULL;
+
+-- Normalised names and aliases of every node (entity resolution: "NYC", "New York City" and
+-- "new york city" meet here). Kept in step by upsertNode, mergeNodes and forget.
+CREATE TABLE IF NOT EXISTS semantic_node_names (
+  scope    TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  node_id  TEXT NOT NULL REFERENCES semantic_nodes(id),
+  PRIMARY KEY (scope, name_key, node_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_semantic_node_names_node ON semantic_node_names(node_id);
 
 -- ---------------------------------------------------------------- episodic layer
 CREATE TABLE IF NOT EXISTS sessions (
@@ -134,22 +163,36 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes(scope, session_id, seq);
 CREATE INDEX IF NOT EXISTS idx_episodes_time ON episodes(scope, occurred_at);
 CREATE INDEX IF NOT EXISTS idx_episodes_created ON episodes(scope, created_at);
+CREATE INDEX IF NOT EXISTS idx_episodes_speaker ON episodes(scope, speaker);
 
--- Full-text index over episodes (external content, kept in step by triggers, porter stemming).
+-- Full-text index over episodes (porter stemming). Contentless: it indexes each turn with the turn
+-- before it in its session (`context`, so a reply is found by the question it answers) without
+-- storing the text twice; rows are deleted by rowid (contentless_delete).
 CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
-  content, speaker,
-  content = 'episodes', content_rowid = 'id',
+  content, speaker, context,
+  content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS episodes_fts_insert AFTER INSERT ON episodes BEGIN
-  INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+  INSERT INTO episodes_fts(rowid, content, speaker, context) VALUES (new.id, new.content, new.speaker,
+    coalesce((SELECT p.content FROM episodes p WHERE p.scope = new.scope AND p.session_id = new.session_id AND p.seq = new.seq - 1), ''));
 END;
 CREATE TRIGGER IF NOT EXISTS episodes_fts_delete AFTER DELETE ON episodes BEGIN
-  INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
+  DELETE FROM episodes_fts WHERE rowid = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS episodes_fts_update AFTER UPDATE OF content, speaker ON episodes BEGIN
-  INSERT INTO episodes_fts(episodes_fts, rowid, content, speaker) VALUES ('delete', old.id, old.content, old.speaker);
-  INSERT INTO episodes_fts(rowid, content, speaker) VALUES (new.id, new.content, new.speaker);
+  DELETE FROM episodes_fts WHERE rowid = old.id;
+  INSERT INTO episodes_fts(rowid, content, speaker, context) VALUES (new.id, new.content, new.speaker,
+    coalesce((SELECT p.content FROM episodes p WHERE p.scope = new.scope AND p.session_id = new.session_id AND p.seq = new.seq - 1), ''));
+END;
+
+-- Episodes waiting for a vector: filled by the insert trigger, drained by the embedding worker pool
+-- (processUnembeddedBatch), so finding work never scans the episodes table.
+CREATE TABLE IF NOT EXISTS episode_vector_queue (
+  episode_id INTEGER PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE
+) STRICT;
+CREATE TRIGGER IF NOT EXISTS episodes_vector_enqueue AFTER INSERT ON episodes BEGIN
+  INSERT INTO episode_vector_queue(episode_id) VALUES (new.id);
 END;
 
 -- Which nodes an episode mentions (the deterministic entity linker's `mentioned_in` relation).

@@ -14,7 +14,8 @@ const otherPlatforms = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"
 rmSync(outfile, { force: true });
 const started = performance.now();
 const result = await Bun.build({
-  entrypoints: ["src/cli/main.ts"],
+  // The embedding worker is its own entry point: `new Worker(url)` loads it from inside the executable.
+  entrypoints: ["src/cli/main.ts", "src/embed/embed-worker.ts"],
   target: "bun",
   minify: true,
   format: "esm",

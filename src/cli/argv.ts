@@ -25,7 +25,10 @@ export function normalizeArgv(argv: string[]): string[] {
   return hoistSubcommand(args);
 }
 
-/** Moves leading global flags (and their values) behind the first positional, the subcommand. */
+/**
+ * Moves leading global flags (and their values) behind the positionals that follow them: the
+ * subcommand path (`fact add`) and its arguments, so nested commands see them too.
+ */
 function hoistSubcommand(args: string[]): string[] {
   const leading: string[] = [];
   let i = 0;
@@ -36,7 +39,9 @@ function hoistSubcommand(args: string[]): string[] {
     i++;
   }
   if (i >= args.length) return args;
-  return [args[i]!, ...leading, ...args.slice(i + 1)];
+  let end = i;
+  while (end < args.length && !args[end]!.startsWith("-")) end++;
+  return [...args.slice(i, end), ...leading, ...args.slice(end)];
 }
 
 export type FlagSpec = { name: string; alias?: string | string[]; type?: string };

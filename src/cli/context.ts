@@ -1,4 +1,5 @@
 import { createHttpEmbedder } from "../embed/http.ts";
+import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { readEnv } from "../config/env.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
@@ -16,11 +17,15 @@ export const globalArgs = {
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
+/** The --scope flag of every command that reads or writes memory. */
+export const scopeArg = { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } as const;
+
 export type GlobalArgs = { db?: string; "embeddings-server"?: string; config?: string; debug?: boolean };
 
-function chooseEmbedder(args: GlobalArgs, env: ReturnType<typeof readEnv>): Embedder | undefined {
+/** The embedder the flags and environment name: an HTTP server, else the bundled model. */
+export function chooseEmbedder(args: GlobalArgs, env = readEnv()): Embedder {
   const url = args["embeddings-server"] ?? env.EMBEDDINGS_SERVER;
-  return url ? createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) : undefined;
+  return url ? createHttpEmbedder({ url, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY }) : createLocalModelEmbedder();
 }
 
 /**

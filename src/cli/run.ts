@@ -2,16 +2,34 @@ import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef }
 import { version } from "../../package.json";
 import { findUnknownFlag, normalizeArgv } from "./argv.ts";
 import { benchCommand } from "./commands/bench.ts";
+import { factCommand } from "./commands/fact.ts";
+import { forgetCommand } from "./commands/forget.ts";
+import { ingestCommand } from "./commands/ingest.ts";
+import { pathCommand } from "./commands/path.ts";
 import { planCommand } from "./commands/plan.ts";
 import { recallCommand } from "./commands/recall.ts";
+import { reembedCommand } from "./commands/reembed.ts";
 import { seedCommand } from "./commands/seed.ts";
 import { statsCommand } from "./commands/stats.ts";
+import { trustCommand } from "./commands/trust.ts";
 import { globalArgs } from "./context.ts";
 import { reportError, usageError } from "./report-error.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
 type AnyCommand = CommandDef<any>;
-const subCommands: Record<string, AnyCommand> = { seed: seedCommand, recall: recallCommand, stats: statsCommand, bench: benchCommand, plan: planCommand };
+const subCommands: Record<string, AnyCommand> = {
+  seed: seedCommand,
+  ingest: ingestCommand,
+  recall: recallCommand,
+  reembed: reembedCommand,
+  stats: statsCommand,
+  bench: benchCommand,
+  fact: factCommand,
+  path: pathCommand,
+  forget: forgetCommand,
+  trust: trustCommand,
+  plan: planCommand,
+};
 
 export const mainCommand = defineCommand({
   meta: { name: "gllam", version, description: "Local agentic memory: episodic, semantic and procedural memory in one SQLite file" },

@@ -9,6 +9,7 @@ import { describeError, GllamError } from "../engine/errors.ts";
 import { describeIssues } from "../memory/parse.ts";
 
 const Weight = v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(1000));
+const Relationship = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/));
 const Adjustment = v.pipe(v.number(), v.integer(), v.minValue(-1000), v.maxValue(1000));
 
 const IngestionStrategySchema = v.strictObject({
@@ -22,11 +23,20 @@ const IngestionStrategySchema = v.strictObject({
 
 export const AgenticMemoryConfigSchema = v.strictObject({
   allow_user_grilling: v.optional(v.boolean(), true),
-  mutually_exclusive_relationships: v.optional(v.array(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/))), []),
+  mutually_exclusive_relationships: v.optional(v.array(Relationship), []),
+  /** Relationships along which invalidateDependentCrossCuttingLinks cascades (dependent -> dependency). */
+  dependency_relationships: v.optional(v.array(Relationship), ["depends_on", "requires", "derived_from"]),
+  /** Strict mode: addEdge refuses relationships outside the vocabulary (plus the engine's own). */
+  strict_relationships: v.optional(v.boolean(), false),
+  relationship_vocabulary: v.optional(v.array(Relationship), []),
+  /** Relationships that may join a node to itself; every other self-loop is refused. */
+  self_loop_relationships: v.optional(v.array(Relationship), []),
   ingestion_steering_directives: v.optional(v.record(v.string(), IngestionStrategySchema), {}),
   ingestion_steering_prompts: v.optional(v.record(v.string(), v.string()), {}),
   ingestion_steering_prompt: v.optional(v.string(), ""),
   document_type_trust_weights: v.optional(v.record(v.string(), Weight), {}),
+  /** Base weight of a document type no table names (reported as unknown by `gllam trust explain`). */
+  default_document_type_trust_weight: v.optional(Weight, 400),
   custom_document_type_rules: v.optional(
     v.record(
       v.string(),

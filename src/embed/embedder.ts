@@ -8,7 +8,16 @@ export interface Embedder {
   readonly modelVersion: string;
   readonly dims: number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** How to build the same embedder in a worker thread; without it, work stays on the calling thread. */
+  readonly spec?: EmbedderSpec;
 }
+
+/** A serialisable recipe for an embedder, so the worker pool can build one per Bun Worker. */
+export type EmbedderSpec =
+  | { kind: "local" }
+  | { kind: "http"; url: string; api?: "auto" | "openai" | "llama"; model?: string; apiKey?: string; timeoutMs?: number; batchSize?: number }
+  /** A module whose default export is a function returning an Embedder (custom models, tests). */
+  | { kind: "module"; path: string };
 
 export async function embedOne(embedder: Embedder, text: string): Promise<Float32Array> {
   const [vector] = await embedder.embed([text]);

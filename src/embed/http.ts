@@ -87,6 +87,7 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
 
   return {
     modelVersion: `http:${options.model || base.replace(/^https?:\/\//, "")}`,
+    spec: { kind: "http", ...options },
     get dims() {
       return dims;
     },

@@ -81,6 +81,7 @@ export function createLocalModelEmbedder(): Embedder {
   return {
     modelVersion: LOCAL_MODEL_VERSION,
     dims: LOCAL_MODEL_DIMS,
+    spec: { kind: "local" },
     async embed(texts: string[]): Promise<Float32Array[]> {
       assertEmbeddableTexts(texts);
       const model = await sharedModel();

@@ -2,9 +2,51 @@ import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
-import type { LinkInput, NodeInput, SemanticNode, SimilarNode } from "../memory/types.ts";
+import type {
+  EpisodeInput,
+  EpisodeRow,
+  EpisodicSummaryInput,
+  EpisodicSummaryRow,
+  LinkInput,
+  NodeInput,
+  SemanticNode,
+  SessionInput,
+  SimilarNode,
+  SourceInput,
+} from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
-import { activeLinks, addEdge, type ActiveLinkOptions, type AddEdgeResult, type DirectedLink } from "../semantic/links.ts";
+import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
+import { createPooledEmbedder } from "../embed/worker-pool.ts";
+import {
+  addEpisodes,
+  getEpisodesInWindow,
+  getRecentEpisodes,
+  listSessions,
+  saveSession,
+  type AddEpisodesOptions,
+  type AddEpisodesResult,
+  type SessionSummary,
+} from "../episodic/episodes.ts";
+import { ingestFiles, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
+import type { ReadSourceOptions } from "../episodic/formats/read-source.ts";
+import { relinkScopeMentions } from "../episodic/mentions.ts";
+import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
+import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
+import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
+import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
+import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
+import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
+import { disambiguateEntityForSource, mergeNodes, resolveEntity, type Disambiguation, type EntityResolution, type MergeReport } from "../semantic/entities.ts";
+import { describeFacts, type DescribedFact } from "../semantic/facts.ts";
+import { askFallacyJudge, type FallacyJudge } from "../semantic/fallacies.ts";
+import { forget, type ForgetReport, type ForgetTarget } from "../semantic/forget.ts";
+import { asKnownAt, linkHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
+import { invalidateDependentCrossCuttingLinks, invalidateObsoleteEdge, type CascadeReport, type InvalidationResult } from "../semantic/invalidation.ts";
+import { findMultiHopPath, type MultiHopPath, type PathOptions } from "../semantic/paths.ts";
+import { semanticPolicy } from "../semantic/policy.ts";
+import { resolveContradiction, type ContradictionResolution } from "../semantic/resolution.ts";
+import { attributeContainerEntryToSource, upsertSource, type AttributedEntry, type UpsertSourceResult } from "../semantic/sources.ts";
+import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../semantic/trust.ts";
 import {
   checkEmbeddingModelVersion,
   searchSimilarNodes,
@@ -67,6 +109,7 @@ export class Gllam {
   readonly config: AgenticMemoryConfig;
   readonly pddlDomainsDir: string | null;
   #checkpointManager: WALCheckpointManager | undefined;
+  #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
 
   private constructor(store: Store, embedder: Embedder, config: AgenticMemoryConfig, pddlDomainsDir: string | null) {
     this.store = store;
@@ -97,8 +140,10 @@ export class Gllam {
     return this.store.path;
   }
 
+  /** Stops background work (vectors in flight are abandoned and stay queued) and closes the file. */
   close(): void {
     this.#checkpointManager?.stop();
+    this.#stopPool();
     this.store.close();
   }
 
@@ -142,10 +187,6 @@ export class Gllam {
     return findNodesByName(this.store, name, scope);
   }
 
-  addEdge(link: LinkInput): AddEdgeResult {
-    return addEdge(this.store, link);
-  }
-
   activeLinks(nodeId: string, options?: ActiveLinkOptions): DirectedLink[] {
     return activeLinks(this.store, nodeId, options);
   }
@@ -168,10 +209,183 @@ export class Gllam {
 
   /** Writes the sample memory of the seed's walk-through (idempotent). */
   seedSampleMemory(): Promise<SeedReport> {
-    return seedSampleMemory(this.store, this.embedder);
+    return seedSampleMemory(this.store, this.embedder, this.config);
+  }
+
+  // ---------------------------------------------------------------- semantic: claims, trust, history (issue 4)
+  /** Records a claim: dedupe, fallacy cues and impacts, and trust-weighted settlement of exclusive relationships. */
+  addEdge(link: LinkInput, options: { now?: number } = {}): AddEdgeResult {
+    return addEdge(this.store, link, { config: this.config, ...options });
+  }
+
+  /** addEdge with a fallacy judge (an LLM) consulted first; a failing judge leaves the rule-based cues. */
+  async addEdgeJudged(link: LinkInput, judge: FallacyJudge): Promise<AddEdgeResult & { judgeError?: string }> {
+    const [subject, target] = [readNode(this.store, link.sourceId), readNode(this.store, link.targetId)];
+    const outcome = await askFallacyJudge(judge, {
+      text: link.claim ?? "",
+      relationship: link.relationship,
+      subjectName: subject?.name ?? link.sourceId,
+      targetName: target?.name ?? link.targetId,
+      proof: link.proof,
+    });
+    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings });
+    return outcome.error ? { ...result, judgeError: outcome.error } : result;
+  }
+
+  invalidateObsoleteEdge(linkId: number, at: number): InvalidationResult {
+    return invalidateObsoleteEdge(this.store, linkId, at);
+  }
+
+  invalidateDependentCrossCuttingLinks(nodeId: string, at: number, options?: { maxDepth?: number }): CascadeReport {
+    return invalidateDependentCrossCuttingLinks(this.store, this.config, nodeId, at, options);
+  }
+
+  resolveContradiction(contradictionId: string, winnerLinkId: number): ContradictionResolution {
+    return resolveContradiction(this.store, semanticPolicy(this.config), contradictionId, winnerLinkId);
+  }
+
+  asKnownAt(nodeId: string, options: KnownAtOptions): DirectedLink[] {
+    return asKnownAt(this.store, nodeId, options);
+  }
+
+  linkHistory(sourceId: string, relationship: string, options?: { scope?: string }): LinkVersion[] {
+    return linkHistory(this.store, sourceId, relationship, options);
+  }
+
+  describeFacts(nodeId: string, options?: { asOf?: number }): DescribedFact[] {
+    return describeFacts(this.store, nodeId, options);
+  }
+
+  computeTrustWeight(input: TrustInput, now?: number): TrustBreakdown {
+    return computeTrustWeight(input, this.config, now);
+  }
+
+  upsertSource(source: SourceInput & { text?: string }): UpsertSourceResult {
+    return upsertSource(this.store, this.config, source);
+  }
+
+  /** Seed: AttributeContainerEntryToSource(repoType, handle, displayName, text, at). */
+  attributeContainerEntryToSource(repoType: string, handle: string, displayName: string, text: string, at?: number, options: { role?: string; scope?: string } = {}): AttributedEntry {
+    return attributeContainerEntryToSource(this.store, this.config, { repoType, handle, displayName, text, at, ...options });
+  }
+
+  findMultiHopPath(a: string, b: string, options?: PathOptions): MultiHopPath {
+    return findMultiHopPath(this.store, a, b, options);
+  }
+
+  compactNodeCaveats(nodeId: string, maxInline = 5): CaveatCompaction {
+    return compactNodeCaveats(this.store, nodeId, maxInline);
+  }
+
+  batchCompactHubCaveats(minCaveats = 10, maxInline = 5, options?: { scope?: string }): CaveatCompaction[] {
+    return batchCompactHubCaveats(this.store, minCaveats, maxInline, options);
+  }
+
+  resolveEntity(name: string, options?: { scope?: string }): EntityResolution {
+    return resolveEntity(this.store, name, options);
+  }
+
+  mergeNodes(keepId: string, dropId: string): MergeReport {
+    return mergeNodes(this.store, this.config, keepId, dropId);
+  }
+
+  disambiguateEntityForSource(nodeId: string, sense: string, originSourceId?: string): Disambiguation {
+    return disambiguateEntityForSource(this.store, { nodeId, sense, originSourceId });
+  }
+
+  /** Removes a node, link or source and everything derived only from it, and reports what went. */
+  forget(target: ForgetTarget): ForgetReport {
+    return forget(this.store, target);
+  }
+
+  // ---------------------------------------------------------------- episodic
+  /** Turns and chunks in one transaction (idempotent by content hash); vectors come later. */
+  addEpisodes(episodes: EpisodeInput[], options?: AddEpisodesOptions): AddEpisodesResult {
+    return addEpisodes(this.store, episodes, options);
+  }
+
+  saveSession(session: SessionInput): void {
+    saveSession(this.store, session);
+  }
+
+  listSessions(options?: { scope?: string }): SessionSummary[] {
+    return listSessions(this.store, options);
+  }
+
+  saveEpisodicSummary(summary: EpisodicSummaryInput): number {
+    return saveEpisodicSummary(this.store, summary);
+  }
+
+  getEpisodicSummaries(options?: { scope?: string; sessionId?: string }): EpisodicSummaryRow[] {
+    return getEpisodicSummaries(this.store, options);
+  }
+
+  getRecentEpisodes(limit: number, options?: { scope?: string; sessionId?: string }): EpisodeRow[] {
+    return getRecentEpisodes(this.store, limit, options);
+  }
+
+  getEpisodesInWindow(start: number, end: number, options?: { scope?: string; limit?: number }): EpisodeRow[] {
+    return getEpisodesInWindow(this.store, start, end, options);
+  }
+
+  /** Parses every file first, then writes each in one transaction (`gllam ingest`). */
+  ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+    return ingestFiles(this.store, paths, options, onProgress);
+  }
+
+  /** Links every episode of a scope to the nodes it mentions (after nodes were added). */
+  relinkMentions(scope = "default"): number {
+    return this.store.transaction(() => relinkScopeMentions(this.store.db(), scope));
+  }
+
+  /** Episodes still waiting for a vector. */
+  countUnembedded(): number {
+    return countUnembedded(this.store);
+  }
+
+  /** Embeds up to n queued episodes on this thread and stores their vectors. */
+  async processUnembeddedBatch(n = 64): Promise<number> {
+    return (await processUnembeddedBatch(this.store, this.embedder, n)).length;
+  }
+
+  /**
+   * Starts filling episode vectors in the background: `workers` Bun Workers each with its own copy
+   * of the embedder (on this thread if the embedder cannot be rebuilt in a worker), looking for new
+   * episodes every intervalMs. One pool per engine; close() stops it.
+   */
+  startEmbeddingWorkerPool(workers = 2, intervalMs = 1000, options: Omit<VectorFillerOptions, "concurrency" | "intervalMs"> = {}): VectorFiller {
+    this.#stopPool();
+    const template = this.embedder;
+    const spec = template.spec;
+    const embedder: Embedder & { close?: () => void } = spec ? createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }) : template;
+    const filler = startVectorFiller(this.store, embedder, { ...options, concurrency: spec ? workers : 1, intervalMs });
+    this.#pool = { filler, embedder };
+    return filler;
+  }
+
+  /** The filler stops taking work at once (stop() is synchronous up to waiting for batches in flight). */
+  #stopPool(): void {
+    void this.#pool?.filler.stop();
+    this.#pool?.embedder.close?.();
+    this.#pool = undefined;
+  }
+
+  /** Resolves when every queued episode has a vector (starting a pool of two workers if none runs). */
+  waitForEmbeddings(): Promise<number> {
+    return (this.#pool ?? { filler: this.startEmbeddingWorkerPool() }).filler.waitForEmbeddings();
+  }
+
+  /** Vectors for every node and episode from the active embedder (after a model change, or to fill gaps). */
+  reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
+    return reembedAll(this.store, this.#pool?.embedder ?? this.embedder, options);
   }
 
   // ---------------------------------------------------------------- retrieval
+  /** Hybrid episode search (BM25 + vectors, fused by weighted RRF, neighbour-boosted). */
+  searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
+    return searchEpisodes(this.store, this.embedder, query, options);
+  }
+
   recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, this.embedder, query, options);
   }

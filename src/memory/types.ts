@@ -142,6 +142,12 @@ export const LinkInputSchema = v.pipe(
     trustWeight: v.optional(TrustWeightSchema, 500),
     episodeId: v.optional(v.pipe(v.number(), v.integer())),
     metadata: v.optional(JsonObjectSchema, {}),
+    /** The statement the link was read from: fallacy cues are looked for in it. */
+    claim: v.optional(TextSchema, ""),
+    /** Why this claim should override an established one (a straw man needs a matching one). */
+    rationale: v.optional(TextSchema, ""),
+    /** Explicit proof of a dependency (a correlation-only depends_on needs one). */
+    proof: v.optional(TextSchema, ""),
   }),
   v.check(
     (link) => link.validUntil === undefined || link.validFrom === undefined || link.validUntil >= link.validFrom,
@@ -151,7 +157,7 @@ export const LinkInputSchema = v.pipe(
 export type LinkInput = v.InferInput<typeof LinkInputSchema>;
 export type LinkInputParsed = v.InferOutput<typeof LinkInputSchema>;
 
-export const LinkEndReasonSchema = v.picklist(["superseded", "succeeded", "contradicted", "invalidated", "history"]);
+export const LinkEndReasonSchema = v.picklist(["superseded", "succeeded", "contradicted", "rejected", "invalidated", "history"]);
 
 export const SemanticLinkSchema = v.object({
   id: v.number(),

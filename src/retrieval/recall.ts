@@ -3,9 +3,11 @@ import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import { embedOne, type Embedder } from "../embed/embedder.ts";
 import type { SemanticNode, SimilarNode } from "../memory/types.ts";
-import { activeLinks, type DirectedLink } from "../semantic/links.ts";
+import { describeFacts, type FactDetails } from "../semantic/facts.ts";
+import type { DirectedLink } from "../semantic/links.ts";
 import { findNodesByName, readNodes } from "../semantic/nodes.ts";
-import { assertSameEmbeddingModel, knnNodes } from "../semantic/node-vectors.ts";
+import { checkEmbeddingModelVersion, knnNodes } from "../semantic/node-vectors.ts";
+import { searchEpisodes, type EpisodeSearchHit, type SearchTuning } from "./search-episodes.ts";
 
 export type RecallOptions = {
   /** Entity names (or ids, or aliases) the caller says the query is about. */
@@ -13,11 +15,17 @@ export type RecallOptions = {
   scope?: string;
   /** How many similar nodes to return (1..100, default 5). */
   k?: number;
-  /** World time to read facts at (default now). */
+  /** World time to read facts at (default now); episodes after it are left out. */
   asOf?: number;
+  /** Only episodes that happened in [start, end). */
+  window?: { start?: number; end?: number };
+  /** How many episodes to return (0..1000, default 10). */
+  episodes?: number;
+  tuning?: Partial<SearchTuning>;
 };
 
-export type RecalledLink = DirectedLink & { otherId: string; otherName: string };
+/** An active fact with the other end's name; describeFacts adds source, contradictions, fallacies. */
+export type RecalledLink = DirectedLink & { otherId: string; otherName: string } & Partial<FactDetails>;
 export type RecalledNode = { node: SemanticNode; matchedBy: "entity" | "similarity"; links: RecalledLink[] };
 export type RecallResult = {
   query: string;
@@ -25,12 +33,19 @@ export type RecallResult = {
   asOf: number;
   focus: RecalledNode[];
   similar: SimilarNode[];
+  episodes: EpisodeSearchHit[];
   unresolvedEntities: string[];
+  /** Whether vectors took part (false: lexical only, see warnings). */
+  denseUsed: boolean;
+  warnings: string[];
 };
 
 /**
- * First recall over the semantic layer: the query is embedded once; the focus is the named
- * entities, or else the nearest node; each focus node comes with its active links and caveats.
+ * Recall over the semantic and episodic layers. The query is embedded once (nearest nodes and
+ * episode KNN share the vector); the focus is the named entities, or else the nearest node, each
+ * with its active links and caveats; episodes come from hybrid search, filtered to those that
+ * mention the named entities when any were named. Vectors from another model are not compared:
+ * recall then answers lexically and says so in warnings.
  */
 export async function recall(store: Store, embedder: Embedder, query: string, options: RecallOptions = {}): Promise<RecallResult> {
   const text = query.trim();
@@ -39,12 +54,23 @@ export async function recall(store: Store, embedder: Embedder, query: string, op
   if (!Number.isInteger(k) || k < 1 || k > 100) throw new GllamError("E_BAD_INPUT", `k must be an integer in 1..100, got ${k}`);
   const scope = options.scope ?? "default";
   const asOf = options.asOf ?? Date.now();
+  const episodeCount = options.episodes ?? 10;
+  if (!Number.isInteger(episodeCount) || episodeCount < 0 || episodeCount > 1000) {
+    throw new GllamError("E_BAD_INPUT", `episodes must be an integer in 0..1000, got ${episodeCount}`);
+  }
   const db = store.dbRO();
+  const warnings: string[] = [];
 
   let similar: SimilarNode[] = [];
+  let queryVector: Float32Array | undefined;
   if (hasVectorTables(db)) {
-    assertSameEmbeddingModel(db, embedder);
-    similar = knnNodes(db, await embedOne(embedder, text), k, scope);
+    const check = checkEmbeddingModelVersion(db, embedder);
+    if (check.drift) {
+      warnings.push(`stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}: recalled lexically only (run \`gllam reembed\`)`);
+    } else {
+      queryVector = await embedOne(embedder, text);
+      similar = knnNodes(db, queryVector, k, scope);
+    }
   }
 
   const unresolvedEntities: string[] = [];
@@ -59,10 +85,21 @@ export async function recall(store: Store, embedder: Embedder, query: string, op
     if (nearest) focusNodes.push({ node: nearest, matchedBy: "similarity" });
   }
 
-  const focus = focusNodes.map(({ node, matchedBy }) => {
-    const links = activeLinks(store, node.id, { asOf }).map((link) => ({ ...link, otherId: link.direction === "out" ? link.targetId : link.sourceId }));
-    const others = new Map(readNodes(store, links.map((link) => link.otherId)).map((n) => [n.id, n]));
-    return { node, matchedBy, links: links.map((link) => ({ ...link, otherName: others.get(link.otherId)?.name ?? link.otherId })) };
-  });
-  return { query: text, scope, asOf, focus, similar, unresolvedEntities };
+  const focus = focusNodes.map(({ node, matchedBy }) => ({ node, matchedBy, links: describeFacts(store, node.id, { asOf }) }));
+  const named = focusNodes.filter((f) => f.matchedBy === "entity").map((f) => f.node.id);
+  const episodes =
+    episodeCount === 0
+      ? []
+      : (
+          await searchEpisodes(store, queryVector ? embedder : undefined, text, {
+            scope,
+            k: episodeCount,
+            asOf: options.asOf,
+            window: options.window,
+            nodeIds: named.length > 0 ? named : undefined,
+            queryVector,
+            tuning: options.tuning,
+          })
+        ).hits;
+  return { query: text, scope, asOf, focus, similar, episodes, unresolvedEntities, denseUsed: queryVector !== undefined, warnings };
 }

@@ -1,99 +1,15 @@
 import type { Store } from "../engine/store.ts";
-import { GllamError } from "../engine/errors.ts";
-import { LinkInputSchema, type LinkInput, type SemanticLink } from "../memory/types.ts";
-import { parseInput, parseJsonColumn } from "../memory/parse.ts";
+import type { SemanticLink } from "../memory/types.ts";
+import { parseJsonColumn } from "../memory/parse.ts";
 
-type LinkRow = Omit<SemanticLink, "metadata" | "endReason"> & { metadata: string; endReason: SemanticLink["endReason"] };
+export type LinkRow = Omit<SemanticLink, "metadata" | "endReason"> & { metadata: string; endReason: SemanticLink["endReason"] };
 
-const LINK_COLUMNS = `id, scope, source_id AS sourceId, target_id AS targetId, relationship, caveats, conditions,
+export const LINK_COLUMNS = `id, scope, source_id AS sourceId, target_id AS targetId, relationship, caveats, conditions,
   valid_from AS validFrom, valid_until AS validUntil, recorded_at AS recordedAt, expired_at AS expiredAt,
   origin_source_id AS originSourceId, trust_weight AS trustWeight, episode_id AS episodeId,
   superseded_by AS supersededBy, end_reason AS endReason, evidence_count AS evidenceCount, metadata`;
 
-const toLink = (row: LinkRow): SemanticLink => ({ ...row, metadata: parseJsonColumn<Record<string, unknown>>(row.metadata, {}) });
-
-/** What addEdge did, and why; the contradiction issue adds superseded / succeeded / contradiction / rejected. */
-export type AddEdgeResult = { action: "inserted" | "duplicate"; linkId: number; reason: string };
-
-/**
- * Records a caveat-qualified link. Both nodes (and the origin source, when named) must exist.
- * Re-asserting an identical active link adds no row: new provenance grows its evidence count.
- */
-export function addEdge(store: Store, input: LinkInput, now = Date.now()): AddEdgeResult {
-  const link = parseInput(LinkInputSchema, input, "link");
-  return store.transaction(() => {
-    const db = store.db();
-    for (const id of [link.sourceId, link.targetId]) {
-      const node = db.query<{ scope: string }, [string]>("SELECT scope FROM semantic_nodes WHERE id = ?").get(id);
-      if (!node) throw new GllamError("E_NOT_FOUND", `link ${link.sourceId} -[${link.relationship}]-> ${link.targetId}: no node ${id}`);
-      if (node.scope !== link.scope) throw new GllamError("E_BAD_INPUT", `node ${id} is in scope "${node.scope}", the link in "${link.scope}"`);
-    }
-    if (link.originSourceId !== undefined && !db.query("SELECT 1 FROM sources WHERE id = ?").get(link.originSourceId)) {
-      throw new GllamError("E_NOT_FOUND", `link origin source ${link.originSourceId} does not exist`);
-    }
-    if (link.episodeId !== undefined && !db.query("SELECT 1 FROM episodes WHERE id = ?").get(link.episodeId)) {
-      throw new GllamError("E_NOT_FOUND", `link provenance episode ${link.episodeId} does not exist`);
-    }
-    const validFrom = link.validFrom ?? now;
-    const same = db
-      .query<{ id: number; originSourceId: string | null; episodeId: number | null; metadata: string }, [string, string, string, string, string, string]>(
-        `SELECT id, origin_source_id AS originSourceId, episode_id AS episodeId, metadata FROM semantic_links
-         WHERE scope = ? AND source_id = ? AND relationship = ? AND target_id = ?
-           AND caveats = ? AND conditions = ? AND expired_at IS NULL AND valid_until IS NULL`,
-      )
-      .get(link.scope, link.sourceId, link.relationship, link.targetId, link.caveats, link.conditions);
-    if (same && link.validUntil === undefined) return reassert(store, same, link.originSourceId ?? null, link.episodeId ?? null, now);
-    const inserted = db
-      .query<{ id: number }, (string | number | null)[]>(
-        `INSERT INTO semantic_links (scope, source_id, target_id, relationship, caveats, conditions, valid_from, valid_until,
-           recorded_at, origin_source_id, trust_weight, episode_id, metadata)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      )
-      .get(
-        link.scope,
-        link.sourceId,
-        link.targetId,
-        link.relationship,
-        link.caveats,
-        link.conditions,
-        validFrom,
-        link.validUntil ?? null,
-        now,
-        link.originSourceId ?? null,
-        link.trustWeight,
-        link.episodeId ?? null,
-        JSON.stringify(link.metadata),
-      );
-    return { action: "inserted", linkId: inserted!.id, reason: "new link" };
-  });
-}
-
-type Provenance = { originSourceId: string | null; episodeId: number | null; recordedAt?: number };
-const sameProvenance = (a: Provenance, b: Provenance) => a.originSourceId === b.originSourceId && a.episodeId === b.episodeId;
-
-/**
- * An identical active link asserted again: new provenance (another source or episode) is evidence,
- * counted and kept in metadata.provenance; the same provenance again changes nothing.
- */
-function reassert(
-  store: Store,
-  existing: Provenance & { id: number; metadata: string },
-  originSourceId: string | null,
-  episodeId: number | null,
-  now: number,
-): AddEdgeResult {
-  const metadata = parseJsonColumn<{ provenance?: Provenance[] }>(existing.metadata, {});
-  const claim = { originSourceId, episodeId };
-  if ([existing, ...(metadata.provenance ?? [])].some((known) => sameProvenance(known, claim))) {
-    return { action: "duplicate", linkId: existing.id, reason: "identical active link already recorded from this provenance" };
-  }
-  metadata.provenance = [...(metadata.provenance ?? []), { ...claim, recordedAt: now }];
-  store
-    .db()
-    .query("UPDATE semantic_links SET evidence_count = evidence_count + 1, metadata = ? WHERE id = ?")
-    .run(JSON.stringify(metadata), existing.id);
-  return { action: "duplicate", linkId: existing.id, reason: "identical active link; new provenance added as evidence" };
-}
+export const toLink = (row: LinkRow): SemanticLink => ({ ...row, metadata: parseJsonColumn<Record<string, unknown>>(row.metadata, {}) });
 
 export type ActiveLinkOptions = {
   /** World time to read at (default now): links valid then and not retired by the engine. */
@@ -116,4 +32,111 @@ export function activeLinks(store: Store, nodeId: string, options: ActiveLinkOpt
     )
     .all(nodeId, nodeId, asOf, asOf)
     .map((row) => ({ ...toLink(row), direction: row.direction }));
+}
+
+/** One link by id; `fromWriter` reads inside the writer's open transaction. */
+export function readLink(store: Store, id: number, fromWriter = false): SemanticLink | undefined {
+  const row = (fromWriter ? store.db() : store.dbRO()).query<LinkRow, [number]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE id = ?`).get(id);
+  return row ? toLink(row) : undefined;
+}
+
+export type NewLinkRow = {
+  scope: string;
+  sourceId: string;
+  targetId: string;
+  relationship: string;
+  caveats?: string;
+  conditions?: string;
+  validFrom: number;
+  validUntil?: number | null;
+  originSourceId?: string | null;
+  trustWeight: number;
+  episodeId?: number | null;
+  metadata?: Record<string, unknown>;
+};
+
+/** Inserts a link row as given (checks are the caller's); returns its id. */
+export function insertLink(store: Store, link: NewLinkRow, now: number): number {
+  return store
+    .db()
+    .query<{ id: number }, (string | number | null)[]>(
+      `INSERT INTO semantic_links (scope, source_id, target_id, relationship, caveats, conditions, valid_from, valid_until,
+         recorded_at, origin_source_id, trust_weight, episode_id, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    )
+    .get(
+      link.scope,
+      link.sourceId,
+      link.targetId,
+      link.relationship,
+      link.caveats ?? "",
+      link.conditions ?? "",
+      link.validFrom,
+      link.validUntil ?? null,
+      now,
+      link.originSourceId ?? null,
+      link.trustWeight,
+      link.episodeId ?? null,
+      JSON.stringify(link.metadata ?? {}),
+    )!.id;
+}
+
+/** Relationships the engine itself writes (contradictions, resolutions, fallacies, sources, senses). */
+export const ENGINE_RELATIONSHIPS = ["contradicts", "resolves_conflict", "subverts_claim", "flags_fallacy", "attacks_source", "sense_of", "is_a"] as const;
+
+/** A link the engine derives (never subject to conflict rules); its reason is kept in metadata. */
+export function insertEngineLink(
+  store: Store,
+  link: { scope: string; sourceId: string; targetId: string; relationship: (typeof ENGINE_RELATIONSHIPS)[number]; metadata: Record<string, unknown> },
+  now: number,
+): number {
+  return insertLink(store, { ...link, validFrom: now, trustWeight: 1000, metadata: { engine: true, ...link.metadata } }, now);
+}
+
+export type LinkEventKind = "ended" | "expired" | "repointed" | "restored";
+
+/** Records a change to a stored link so past beliefs can be rebuilt (see semantic_link_events). */
+export function recordLinkEvent(
+  store: Store,
+  event: { linkId: number; at: number; kind: LinkEventKind; oldValidUntil?: number | null; newValidUntil?: number | null; oldExpiredAt?: number | null; byLinkId?: number | null; detail?: string },
+): void {
+  store
+    .db()
+    .query(
+      `INSERT INTO semantic_link_events (link_id, at, kind, old_valid_until, new_valid_until, old_expired_at, by_link_id, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(event.linkId, event.at, event.kind, event.oldValidUntil ?? null, event.newValidUntil ?? null, event.oldExpiredAt ?? null, event.byLinkId ?? null, event.detail ?? "");
+}
+
+type EndOptions = { now: number; endReason: NonNullable<SemanticLink["endReason"]>; byLinkId?: number | null; detail?: string };
+
+/** Ends a link in world time (it held until `at`); it stays believed for its interval. */
+export function endLinkValidity(store: Store, link: SemanticLink, at: number, options: EndOptions): void {
+  store
+    .db()
+    .query("UPDATE semantic_links SET valid_until = ?, end_reason = ?, superseded_by = coalesce(?, superseded_by) WHERE id = ?")
+    .run(at, options.endReason, options.byLinkId ?? null, link.id);
+  recordLinkEvent(store, { linkId: link.id, at: options.now, kind: "ended", oldValidUntil: link.validUntil, newValidUntil: at, byLinkId: options.byLinkId, detail: options.detail });
+}
+
+/**
+ * Retires a link from belief (expired_at = now, never deleted). With `endValidity` its valid_until
+ * also becomes now (seed: the losing claim "is automatically expired (valid_until = now)").
+ */
+export function retireLink(store: Store, link: SemanticLink, options: EndOptions & { endValidity: boolean }): void {
+  const until = options.endValidity ? Math.min(link.validUntil ?? Infinity, Math.max(link.validFrom, options.now)) : link.validUntil;
+  store
+    .db()
+    .query("UPDATE semantic_links SET expired_at = ?, valid_until = ?, end_reason = ?, superseded_by = ? WHERE id = ?")
+    .run(options.now, until, options.endReason, options.byLinkId ?? null, link.id);
+  recordLinkEvent(store, {
+    linkId: link.id,
+    at: options.now,
+    kind: "expired",
+    oldValidUntil: link.validUntil,
+    newValidUntil: until,
+    byLinkId: options.byLinkId,
+    detail: options.detail,
+  });
 }

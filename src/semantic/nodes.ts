@@ -3,6 +3,7 @@ import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import { NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
+import { nameKeys } from "./names.ts";
 
 type NodeRow = Omit<SemanticNode, "aliases" | "metadata" | "isCategory"> & { aliases: string; metadata: string; isCategory: number };
 
@@ -69,10 +70,19 @@ export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
       existing?.createdAt ?? now,
       now,
     );
+    writeNodeNames(store, merged.id, merged.scope, merged.name, merged.aliases);
     const stale = existing !== undefined && EMBEDDED_FIELDS.some((f) => JSON.stringify(existing[f]) !== JSON.stringify(merged[f]));
     if (stale && hasVectorTables(db)) db.query("DELETE FROM semantic_embeddings WHERE node_id = ?").run(merged.id);
     return { node: readNode(store, merged.id, true)!, created: !existing, embeddingStale: stale || !existing };
   });
+}
+
+/** Rewrites the node's normalised name keys (entity resolution reads them). */
+export function writeNodeNames(store: Store, id: string, scope: string, name: string, aliases: readonly string[]): void {
+  const db = store.db();
+  db.query("DELETE FROM semantic_node_names WHERE node_id = ?").run(id);
+  const insert = db.query("INSERT OR IGNORE INTO semantic_node_names (scope, name_key, node_id) VALUES (?, ?, ?)");
+  for (const key of nameKeys(name, aliases)) insert.run(scope, key, id);
 }
 
 /** One node by id; `fromWriter` reads inside the writer's open transaction. */

@@ -5,7 +5,8 @@
 import type { Embedder } from "../embed/embedder.ts";
 import type { Store } from "../engine/store.ts";
 import type { LinkInput, NodeInput } from "../memory/types.ts";
-import { addEdge } from "./links.ts";
+import type { AgenticMemoryConfig } from "../config/prompts.ts";
+import { addEdge } from "./add-edge.ts";
 import { storeNodeEmbeddings } from "./node-vectors.ts";
 import { upsertNode } from "./nodes.ts";
 
@@ -61,10 +62,10 @@ export const SAMPLE_LINKS: LinkInput[] = [
 export type SeedReport = { nodes: number; linksInserted: number; linksDeduplicated: number; embedded: number };
 
 /** Writes the sample memory in one transaction, then embeds its nodes. Running it again adds no rows. */
-export async function seedSampleMemory(store: Store, embedder: Embedder): Promise<SeedReport> {
+export async function seedSampleMemory(store: Store, embedder: Embedder, config: AgenticMemoryConfig): Promise<SeedReport> {
   const actions = store.transaction(() => {
     for (const node of SAMPLE_NODES) upsertNode(store, node);
-    return SAMPLE_LINKS.map((link) => addEdge(store, link).action);
+    return SAMPLE_LINKS.map((link) => addEdge(store, link, { config }).action);
   });
   const embedded = await storeNodeEmbeddings(store, embedder, SAMPLE_NODES.map((node) => node.id));
   return {

@@ -19,7 +19,8 @@ describe("timeline from the semantic graph", () => {
     gllam.upsertNode({ id, name, type: "event", ...(validFrom ? { validFrom } : {}) });
   }
   gllam.upsertNode({ id: "caddy", name: "Caddy", type: "service" });
-  gllam.addEdge({ sourceId: "ev-deploy", targetId: "ev-reboot", relationship: "causes", metadata: { fallacy: "post_hoc" } });
+  // The fallacy rules flag this claim post_hoc: addEdge stores it as happened_before (claimed: causes).
+  const postHoc = gllam.addEdge({ sourceId: "ev-deploy", targetId: "ev-reboot", relationship: "causes", claim: "We deployed Caddy, then the server rebooted, so Caddy crashed the server" });
   gllam.addEdge({ sourceId: "ev-reboot", targetId: "ev-outage", relationship: "causes" });
   gllam.addEdge({ sourceId: "ev-fix", targetId: "ev-outage", relationship: "happened_after" });
   gllam.addEdge({ sourceId: "caddy", targetId: "ev-deploy", relationship: "mentioned_in" });
@@ -40,6 +41,7 @@ describe("timeline from the semantic graph", () => {
   });
 
   test("the post_hoc flag on the link downgrades causes to happened_before", () => {
+    expect(postHoc.relationship).toBe("happened_before");
     const first = gllam.whichCameFirst("Server reboot", "Deploy Caddy");
     if (!("because" in first)) throw new Error("expected a chain");
     expect(first.because.some((c) => c.why.includes("downgraded by post_hoc"))).toBe(true);
@@ -65,13 +67,21 @@ describe("timeline from the semantic graph", () => {
     expect(gllam.orderTimeline().consistent).toBe(true);
   });
 
+  test("a claim planners must skip (begging_question) does not constrain the timeline", () => {
+    const circular = gllam.addEdge({ sourceId: "ev-fix", targetId: "ev-deploy", relationship: "happened_before", metadata: { plannerSkip: true } });
+    expect(gllam.orderTimeline().consistent).toBe(true);
+    gllam.db().query("UPDATE semantic_links SET metadata = '{}' WHERE id = ?").run(circular.linkId);
+    expect(gllam.orderTimeline().consistent).toBe(false);
+    gllam.db().query("UPDATE semantic_links SET expired_at = ? WHERE id = ?").run(Date.now(), circular.linkId);
+  });
+
   test.each([
-    [{ fallacy: "post_hoc" }, false, true],
+    [{ fallacies: [{ kind: "post_hoc", nodeId: "fallacy:1:post_hoc" }] }, false, true],
     [{ fallacies: ["cum_hoc", "post_hoc"] }, false, true],
-    [{ fallacies: [{ kind: "post_hoc" }] }, false, true],
-    [{ downgradedTo: "happened_before" }, false, true],
+    [{ claimedRelationship: "led_to" }, false, true],
     [{}, true, true],
-    [{ fallacy: "cum_hoc" }, false, false],
+    [{ fallacies: [{ kind: "cum_hoc" }] }, false, false],
+    [{ claimedRelationship: "depends_on" }, false, false],
   ])("downgrade hook: %j, flagged by a fallacy node %p -> %p", (metadata, byNode, expected) => {
     expect(isPostHocFlagged(metadata, byNode)).toBe(expected);
   });

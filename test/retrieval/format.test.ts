@@ -53,7 +53,10 @@ const result = (overrides: Partial<RecallResult>): RecallResult => ({
   asOf: 0,
   focus: [],
   similar: [],
+  episodes: [],
   unresolvedEntities: [],
+  denseUsed: true,
+  warnings: [],
   ...overrides,
 });
 
@@ -96,4 +99,20 @@ describe("formatRecallMarkdown", () => {
   });
 
   test("formatDay is UTC", () => expect(formatDay(Date.parse("2025-01-10T23:30:00-05:00"))).toBe("2025-01-11"));
+});
+
+test("a fact's source, what it beat, open contradictions, fallacies and compacted caveats are shown", () => {
+  const fact = link({
+    source: { id: "source:jira_resolved:alice", docType: "jira_resolved", handle: "alice", displayName: "Alice", trustWeight: 950 },
+    supersedes: [{ linkId: 7, targetName: "Docker", trustWeight: 100, endReason: "superseded" }],
+    contradictions: [{ id: "contradiction:1:9", name: "Caddy binds_to: Tailscale vs LAN", status: "open", linkIds: [1, 9] }],
+    fallacies: ["post_hoc"],
+    caveats: "hidden",
+    caveatInline: false,
+  });
+  const text = formatRecallMarkdown(result({ focus: [{ node, matchedBy: "entity", links: [fact] }] }));
+  expect(text).toContain("- Caddy **binds_to** Tailscale (since 2025-01-10, trust 500, from jira_resolved/Alice) [link 1]");
+  expect(text).toContain("  - caveat compacted into the caveat summary\n  - prevailed over Docker (trust 100) [link 7]");
+  expect(text).toContain("  - ⚠ open contradiction contradiction:1:9: Caddy binds_to: Tailscale vs LAN\n  - fallacies flagged: post_hoc");
+  expect(text).not.toContain("hidden");
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
 
@@ -35,8 +35,15 @@ test("the compiled gllam seeds, recalls and reports stats from a folder outside 
   expect(recalled.code).toBe(0);
   expect(recalled.stdout.match(/^## (.+)$/m)?.[1]).toBe("Caddy (service)");
 
+  // Episodes embedded by the worker pool: the worker is an entry point inside the executable.
+  writeFileSync(join(runDir, "chat.jsonl"), '{"session_id": "s", "speaker": "Ann", "content": "The ferry leaves at noon."}\n');
+  const ingested = run("ingest", "chat.jsonl", "--wait");
+  expect(ingested).toMatchObject({ code: 0, stderr: "" });
+  expect(ingested.stdout).toContain("embedded 1 episodes");
+  expect(run("recall", "ferry").stdout).toContain("**Ann:** The ferry leaves at noon. _(bm25 #1, vector #1");
+
   const stats = JSON.parse(run("stats", "--json").stdout);
-  expect(stats).toMatchObject({ embeddingDims: 512, tables: { semantic_nodes: 10, semantic_embeddings: 10 } });
+  expect(stats).toMatchObject({ embeddingDims: 512, tables: { semantic_nodes: 10, semantic_embeddings: 10, episodes: 1, episode_vectors: 1 } });
   expect(stats.sqliteVecVersion).toMatch(/^v0\./);
 
   const cache = join(home, ".cache", "gllam");

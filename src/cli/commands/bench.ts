@@ -1,11 +1,13 @@
 import { defineCommand, type CommandDef } from "citty";
+import { graphBenchCommand } from "../../bench/graph.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
+import { benchRetrievalCommand } from "./bench-retrieval.ts";
 
 /**
  * `gllam bench <name>`: the benchmark drivers compiled into the binary (src/bench/). Each memory
  * layer adds its driver here; bench/<name>/run.sh runs them on the shared data.
  */
-export const benchSubCommands: Record<string, CommandDef<any>> = { planner: benchPlannerCommand };
+export const benchSubCommands: Record<string, CommandDef<any>> = { retrieval: benchRetrievalCommand, graph: graphBenchCommand, planner: benchPlannerCommand };
 
 export const benchCommand = defineCommand({
   meta: { name: "bench", description: "Run a benchmark driver and print or write its JSON figures" },

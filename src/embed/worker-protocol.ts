@@ -1,0 +1,7 @@
+import type { EmbedderSpec } from "./embedder.ts";
+
+/** Messages between the worker pool and its embedding workers. */
+export type WorkerRequest = { type: "init"; spec: EmbedderSpec } | { type: "embed"; id: number; texts: string[] };
+export type WorkerReply =
+  | { type: "vectors"; id: number; vectors: Float32Array[]; modelVersion: string }
+  | { type: "error"; id: number; message: string };

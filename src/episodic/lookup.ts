@@ -1,0 +1,105 @@
+/**
+ * The episodic layer's reads for retrieval: BM25 over episodes_fts, filters (time window, as-of,
+ * mentioned entities, session) and each episode's neighbours in its session.
+ */
+import type { Database } from "bun:sqlite";
+
+export type EpisodeFilter = {
+  scope: string;
+  /** occurred_at in [start, end) */
+  start?: number;
+  end?: number;
+  /** Only episodes that mention one of these node ids. */
+  nodeIds?: string[];
+  sessionId?: string;
+};
+
+const FILTER_SQL = `e.scope = $scope
+  AND ($start IS NULL OR e.occurred_at >= $start)
+  AND ($end IS NULL OR e.occurred_at < $end)
+  AND ($session IS NULL OR e.session_id = $session)
+  AND ($nodes IS NULL OR EXISTS (SELECT 1 FROM episode_mentions m WHERE m.episode_id = e.id AND m.node_id IN (SELECT value FROM json_each($nodes))))`;
+
+function filterParams(filter: EpisodeFilter) {
+  return {
+    $scope: filter.scope,
+    $start: filter.start ?? null,
+    $end: filter.end ?? null,
+    $session: filter.sessionId ?? null,
+    $nodes: filter.nodeIds ? JSON.stringify(filter.nodeIds) : null,
+  };
+}
+
+export const hasFilter = (filter: EpisodeFilter) =>
+  filter.start !== undefined || filter.end !== undefined || filter.nodeIds !== undefined || filter.sessionId !== undefined;
+
+/** Distinct speaker names of a scope (index-backed), for speaker-aware queries. */
+export function listSpeakers(db: Database, scope: string): string[] {
+  return db
+    .query<{ speaker: string }, [string]>("SELECT DISTINCT speaker FROM episodes WHERE scope = ? AND speaker <> ''")
+    .all(scope)
+    .map((row) => row.speaker);
+}
+
+export type Bm25Hit = { episodeId: number; speaker: string; score: number };
+
+/**
+ * The best BM25 matches (FTS5's bm25 is lower-is-better; returned as is). contextWeight weighs
+ * matches in the turn before against matches in the turn itself (1).
+ */
+export function bm25Episodes(db: Database, match: string, filter: EpisodeFilter, limit: number, contextWeight: number): Bm25Hit[] {
+  return db
+    .query<Bm25Hit, Record<string, string | number | null>>(
+      `SELECT e.id AS episodeId, e.speaker, bm25(episodes_fts, 1.0, 0.0, $contextWeight) AS score
+       FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
+       WHERE episodes_fts MATCH $match AND ${FILTER_SQL}
+       ORDER BY score LIMIT $limit`,
+    )
+    .all({ $match: match, $limit: limit, $contextWeight: contextWeight, ...filterParams(filter) });
+}
+
+/** The ids among `ids` that pass the filter, in the given order. */
+export function filterEpisodeIds(db: Database, ids: number[], filter: EpisodeFilter): number[] {
+  if (ids.length === 0) return [];
+  const kept = new Set(
+    db
+      .query<{ id: number }, Record<string, string | number | null>>(`SELECT e.id FROM episodes e WHERE e.id IN (SELECT value FROM json_each($ids)) AND ${FILTER_SQL}`)
+      .all({ $ids: JSON.stringify(ids), ...filterParams(filter) })
+      .map((row) => row.id),
+  );
+  return ids.filter((id) => kept.has(id));
+}
+
+/** For each episode, the turns right before and after it in its session (symmetric, both ways). */
+export function episodeNeighbours(db: Database, ids: number[], filter: EpisodeFilter): Map<number, number[]> {
+  const adjacency = new Map<number, number[]>();
+  if (ids.length === 0) return adjacency;
+  const pairs = db
+    .query<{ id: number; neighbour: number }, Record<string, string | number | null>>(
+      `SELECT c.id, e.id AS neighbour FROM episodes c
+       JOIN episodes e ON e.scope = c.scope AND e.session_id = c.session_id AND e.seq IN (c.seq - 1, c.seq + 1)
+       WHERE c.id IN (SELECT value FROM json_each($ids)) AND ${FILTER_SQL}`,
+    )
+    .all({ $ids: JSON.stringify(ids), ...filterParams(filter) });
+  const add = (a: number, b: number) => {
+    const list = adjacency.get(a) ?? [];
+    if (!list.includes(b)) list.push(b);
+    adjacency.set(a, list);
+  };
+  for (const { id, neighbour } of pairs) {
+    add(id, neighbour);
+    add(neighbour, id);
+  }
+  return adjacency;
+}
+
+/** Who spoke each of the episodes. */
+export function episodeSpeakers(db: Database, ids: number[]): Map<number, string> {
+  if (ids.length === 0) return new Map();
+  return new Map(
+    db
+      .query<{ id: number; speaker: string }, [string]>("SELECT id, speaker FROM episodes WHERE id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(ids))
+      .map((row) => [row.id, row.speaker]),
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * Episode vectors, written off the ingest path: the queue (episode_vector_queue) holds episodes
+ * without a vector; processUnembeddedBatch embeds some and stores them; the background filler keeps
+ * one batch per worker in flight until the queue is empty.
+ */
+import type { Database } from "bun:sqlite";
+import type { Store } from "../engine/store.ts";
+import { hasVectorTables } from "../engine/schema.ts";
+import type { Embedder } from "../embed/embedder.ts";
+import { claimVectorSpace } from "../semantic/node-vectors.ts";
+
+/** Long texts are embedded by their opening: it carries the topic, and model cost grows with length. */
+export const MAX_EMBED_CHARS = 2000;
+
+type QueuedEpisode = { id: number; scope: string; speaker: string; content: string };
+
+/** What an episode is embedded as: who said it, then what was said. */
+export function episodeEmbeddingText(episode: { speaker: string; content: string }): string {
+  const text = episode.speaker ? `${episode.speaker}: ${episode.content}` : episode.content;
+  return text.length > MAX_EMBED_CHARS ? text.slice(0, MAX_EMBED_CHARS) : text;
+}
+
+function readQueue(db: Database, afterId: number, limit: number): QueuedEpisode[] {
+  return db
+    .query<QueuedEpisode, [number, number]>(
+      `SELECT e.id, e.scope, e.speaker, e.content FROM episode_vector_queue q JOIN episodes e ON e.id = q.episode_id
+       WHERE q.episode_id > ? ORDER BY q.episode_id LIMIT ?`,
+    )
+    .all(afterId, limit);
+}
+
+export function countUnembedded(store: Store): number {
+  return store.dbRO().query<{ n: number }, []>("SELECT count(*) AS n FROM episode_vector_queue").get()!.n;
+}
+
+/** Stores vectors for episodes and takes them off the queue, in one transaction. */
+export function writeEpisodeVectors(store: Store, embedder: Embedder, episodes: QueuedEpisode[], vectors: Float32Array[]): void {
+  if (episodes.length === 0) return;
+  const db = store.db();
+  store.transaction(() => {
+    claimVectorSpace(db, embedder, vectors[0]!.length);
+    const remove = db.query("DELETE FROM episode_vectors WHERE episode_id = ?");
+    const insert = db.query("INSERT INTO episode_vectors (episode_id, scope, embedding) VALUES (?, ?, ?)");
+    const dequeue = db.query("DELETE FROM episode_vector_queue WHERE episode_id = ?");
+    episodes.forEach((episode, i) => {
+      remove.run(episode.id);
+      insert.run(episode.id, episode.scope, vectors[i]!);
+      dequeue.run(episode.id);
+    });
+  });
+}
+
+/** Embeds up to n queued episodes (oldest first, after a cursor) and stores them; returns the episodes done. */
+export async function processUnembeddedBatch(store: Store, embedder: Embedder, n: number, afterId = 0): Promise<QueuedEpisode[]> {
+  const episodes = readQueue(store.dbRO(), afterId, n);
+  if (episodes.length === 0) return [];
+  const vectors = await embedder.embed(episodes.map(episodeEmbeddingText));
+  writeEpisodeVectors(store, embedder, episodes, vectors);
+  return episodes;
+}
+
+export type VectorFillerOptions = {
+  /** Batches in flight at once (one per worker keeps every worker busy). */
+  concurrency?: number;
+  batchSize?: number;
+  /** How often an idle filler looks for new episodes. */
+  intervalMs?: number;
+  onProgress?: (done: number, remaining: number) => void;
+  onError?: (error: unknown) => void;
+};
+
+export type VectorFiller = {
+  /** Resolves when the queue is empty (and nothing is in flight); rejects with the first failure. */
+  waitForEmbeddings(): Promise<number>;
+  stop(): Promise<void>;
+  readonly embedded: number;
+};
+
+/**
+ * The background half of the embedding worker pool: keeps `concurrency` batches in flight, wakes
+ * every intervalMs when idle. A failed batch stays queued and is retried on the next wake.
+ */
+export function startVectorFiller(store: Store, embedder: Embedder, options: VectorFillerOptions = {}): VectorFiller {
+  const concurrency = options.concurrency ?? 2;
+  const batchSize = options.batchSize ?? 64;
+  const intervalMs = options.intervalMs ?? 1000;
+  let cursor = 0;
+  let inFlight = 0;
+  let embedded = 0;
+  let stopped = false;
+  let failure: unknown;
+  let waiters: { resolve(n: number): void; reject(error: unknown): void }[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const idle = () => inFlight === 0;
+  function notify(): void {
+    if (!idle()) return;
+    const list = waiters;
+    waiters = [];
+    for (const waiter of list) failure === undefined ? waiter.resolve(embedded) : waiter.reject(failure);
+    failure = undefined;
+  }
+
+  function pump(): void {
+    if (stopped) return;
+    while (inFlight < concurrency) {
+      const batch = readQueue(store.dbRO(), cursor, batchSize);
+      if (batch.length === 0) break;
+      cursor = batch.at(-1)!.id;
+      inFlight++;
+      embedder
+        .embed(batch.map(episodeEmbeddingText))
+        .then((vectors) => {
+          if (stopped) return;
+          writeEpisodeVectors(store, embedder, batch, vectors);
+          embedded += batch.length;
+          options.onProgress?.(embedded, countUnembedded(store));
+        })
+        .catch((error) => {
+          failure ??= error;
+          options.onError?.(error);
+        })
+        .finally(() => {
+          inFlight--;
+          if (failure === undefined) pump();
+          notify();
+        });
+    }
+    if (idle()) {
+      // Nothing left after the cursor: start over next time (new rows, or batches that failed).
+      cursor = 0;
+      notify();
+      timer = setTimeout(pump, intervalMs);
+      timer.unref?.();
+    }
+  }
+
+  pump();
+  return {
+    get embedded() {
+      return embedded;
+    },
+    waitForEmbeddings(): Promise<number> {
+      if (timer) clearTimeout(timer);
+      return new Promise((resolve, reject) => {
+        waiters.push({ resolve, reject });
+        if (idle()) {
+          cursor = 0;
+          pump();
+        }
+      });
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      while (!idle()) await Bun.sleep(5);
+    },
+  };
+}
+
+export type EpisodeHit = { episodeId: number; distance: number };
+
+/** The episodes nearest a query vector within a scope (vec0 KNN, scope as partition key). */
+export function knnEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
+  if (!hasVectorTables(db)) return [];
+  return db
+    .query<EpisodeHit, [Float32Array, number, string]>(
+      "SELECT episode_id AS episodeId, distance FROM episode_vectors WHERE embedding MATCH ? AND k = ? AND scope = ? ORDER BY distance",
+    )
+    .all(vector, k, scope);
+}
+

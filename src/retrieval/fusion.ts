@@ -1,0 +1,63 @@
+/**
+ * Rank fusion, pure: weighted Reciprocal Rank Fusion of several ranked lists, then a neighbour
+ * boost (a turn next to a strong match often holds the answer to what the match asked).
+ */
+
+export type RankedList = { name: string; weight: number; ids: number[] };
+
+/** score(d) = sum over lists of weight / (k + rank(d)), ranks from 1. */
+export function fuseReciprocalRanks(lists: RankedList[], k: number): Map<number, number> {
+  const scores = new Map<number, number>();
+  for (const list of lists) {
+    if (list.weight === 0) continue;
+    list.ids.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + list.weight / (k + i + 1)));
+  }
+  return scores;
+}
+
+/** 1-based rank of each id in a list. */
+export function rankPositions(ids: number[]): Map<number, number> {
+  return new Map(ids.map((id, i) => [id, i + 1]));
+}
+
+/**
+ * Adds weight x the best neighbour's score to each item (items may be neighbours that were not
+ * candidates themselves). neighbours(id) gives the ids adjacent to an item.
+ */
+export function boostByNeighbours(scores: Map<number, number>, neighbours: Map<number, number[]>, weight: number): Map<number, number> {
+  if (weight === 0) return scores;
+  const boosted = new Map<number, number>();
+  const ids = new Set([...scores.keys(), ...[...neighbours.values()].flat()]);
+  for (const id of ids) {
+    const best = Math.max(0, ...(neighbours.get(id) ?? []).map((n) => scores.get(n) ?? 0));
+    boosted.set(id, (scores.get(id) ?? 0) + weight * best);
+  }
+  return boosted;
+}
+
+/** Ids by descending score; ties by id (older first) so results are deterministic. */
+export function sortByScore(scores: Map<number, number>): number[] {
+  return [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
+}
+
+/** Multiplies by (1 + boost) the scores of items spoken by one of the named speakers. */
+export function boostBySpeaker(scores: Map<number, number>, speakerOf: Map<number, string>, speakers: string[], boost: number): Map<number, number> {
+  if (boost === 0 || speakers.length === 0) return scores;
+  const named = new Set(speakers);
+  return new Map([...scores].map(([id, score]) => [id, named.has(speakerOf.get(id) ?? "") ? score * (1 + boost) : score]));
+}
+
+/**
+ * Ranks the groups (sessions) of scored items: a group scores its best item plus a decaying share
+ * of its next ones (decay^i for its i-th best), so a session with several good turns beats one
+ * lucky turn, without letting long sessions win by size alone.
+ */
+export function rankGroups(items: { group: string; score: number }[], decay: number): string[] {
+  const byGroup = new Map<string, number[]>();
+  for (const item of items) byGroup.set(item.group, [...(byGroup.get(item.group) ?? []), item.score]);
+  const scored = [...byGroup].map(([group, scores]) => {
+    const total = scores.sort((a, b) => b - a).reduce((sum, score, i) => sum + score * decay ** i, 0);
+    return { group, total };
+  });
+  return scored.sort((a, b) => b.total - a.total || a.group.localeCompare(b.group)).map((s) => s.group);
+}

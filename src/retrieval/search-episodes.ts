@@ -1,0 +1,139 @@
+/**
+ * Hybrid episode search: FTS5 BM25 and vec0 KNN over episode vectors, fused by weighted Reciprocal
+ * Rank Fusion, boosted by session neighbours, filtered by scope, time and mentioned entities.
+ */
+import type { Store } from "../engine/store.ts";
+import { GllamError } from "../engine/errors.ts";
+import { hasVectorTables } from "../engine/schema.ts";
+import { embedOne, type Embedder } from "../embed/embedder.ts";
+import { readEpisodes } from "../episodic/episodes.ts";
+import { bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, type EpisodeFilter } from "../episodic/lookup.ts";
+import { knnEpisodes } from "../episodic/vectors.ts";
+import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
+import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, rankPositions, sortByScore } from "./fusion.ts";
+import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "./query-text.ts";
+
+/** Fusion settings; the defaults were chosen on the benchmarks' dev split (bench/retrieval/tune.ts). */
+export type SearchTuning = {
+  rrfK: number;
+  bm25Weight: number;
+  /** Weight of a match in the previous turn of the session, against 1 for the turn itself (0: ignore). */
+  contextWeight: number;
+  denseWeight: number;
+  neighbourWeight: number;
+  /** Extra share of score for turns spoken by a speaker the query names. */
+  speakerBoost: number;
+  /** How many hits each retriever contributes before fusion. */
+  candidates: number;
+};
+
+export const DEFAULT_TUNING: SearchTuning = { rrfK: 60, bm25Weight: 1, contextWeight: 0.5, denseWeight: 0.3, neighbourWeight: 0.05, speakerBoost: 0.5, candidates: 100 };
+
+export type SearchEpisodesOptions = {
+  scope?: string;
+  k?: number;
+  /** occurred_at within [start, end) */
+  window?: { start?: number; end?: number };
+  /** Only what had happened by then. */
+  asOf?: number;
+  /** Only episodes mentioning one of these node ids (the `mentioned_in` relation). */
+  nodeIds?: string[];
+  sessionId?: string;
+  /** A query vector already computed by the caller (recall embeds once for nodes and episodes). */
+  queryVector?: Float32Array;
+  tuning?: Partial<SearchTuning>;
+};
+
+export type EpisodeSearchHit = {
+  episodeId: number;
+  sessionId: string;
+  seq: number;
+  kind: "turn" | "chunk";
+  role: string;
+  speaker: string;
+  content: string;
+  occurredAt: number | null;
+  /** The fused score (higher is better). */
+  score: number;
+  /** 1-based ranks in each retriever's list; null where it did not return the episode. */
+  bm25Rank: number | null;
+  denseRank: number | null;
+  /** Cosine distance from the query, where the dense retriever returned it. */
+  distance: number | null;
+};
+
+export type EpisodeSearchResult = { hits: EpisodeSearchHit[]; terms: string[]; denseUsed: boolean; embedMs: number; searchMs: number };
+
+function buildFilter(options: SearchEpisodesOptions): EpisodeFilter {
+  const end = [options.window?.end, options.asOf === undefined ? undefined : options.asOf + 1].filter((t): t is number => t !== undefined);
+  return {
+    scope: options.scope ?? "default",
+    start: options.window?.start,
+    end: end.length > 0 ? Math.min(...end) : undefined,
+    nodeIds: options.nodeIds,
+    sessionId: options.sessionId,
+  };
+}
+
+/** Whether this embedder can search the stored episode vectors (same model, vectors exist). */
+function canUseVectors(store: Store, embedder: Embedder): boolean {
+  if (!hasVectorTables(store.dbRO())) return false;
+  try {
+    assertSameEmbeddingModel(store.dbRO(), embedder);
+    return true;
+  } catch (error) {
+    if (error instanceof GllamError && error.code === "E_EMBEDDING_DRIFT") return false;
+    throw error;
+  }
+}
+
+export async function searchEpisodes(store: Store, embedder: Embedder | undefined, query: string, options: SearchEpisodesOptions = {}): Promise<EpisodeSearchResult> {
+  const k = options.k ?? 10;
+  if (!Number.isInteger(k) || k < 1 || k > 1000) throw new GllamError("E_BAD_INPUT", `k must be an integer in 1..1000, got ${k}`);
+  const tuning = { ...DEFAULT_TUNING, ...options.tuning };
+  const filter = buildFilter(options);
+  const db = store.dbRO();
+
+  const started = performance.now();
+  const useDense = embedder !== undefined && tuning.denseWeight > 0 && canUseVectors(store, embedder) && query.trim().length > 0;
+  const vector = useDense ? (options.queryVector ?? (await embedOne(embedder!, query))) : undefined;
+  const embedded = performance.now();
+
+  const terms = queryTerms(query);
+  const split = splitSpeakerTerms(terms, listSpeakers(db, filter.scope));
+  const match = ftsMatchExpression(split.contentTerms.length > 0 ? split.contentTerms : terms, tuning.contextWeight > 0);
+  const bm25Ids = match ? bm25Episodes(db, match, filter, tuning.candidates, tuning.contextWeight).map((hit) => hit.episodeId) : [];
+  // vec0 filters by scope only; other filters apply after KNN, so fetch more when they are set.
+  const knnK = hasFilter(filter) ? Math.min(4096, tuning.candidates * 20) : tuning.candidates;
+  const dense = vector ? knnEpisodes(db, vector, knnK, filter.scope) : [];
+  const denseIds = hasFilter(filter) ? filterEpisodeIds(db, dense.map((hit) => hit.episodeId), filter).slice(0, tuning.candidates) : dense.map((hit) => hit.episodeId);
+  const distances = new Map(dense.map((hit) => [hit.episodeId, hit.distance]));
+
+  const fused = fuseReciprocalRanks(
+    [
+      { name: "bm25", weight: tuning.bm25Weight, ids: bm25Ids },
+      { name: "dense", weight: tuning.denseWeight, ids: denseIds },
+    ],
+    tuning.rrfK,
+  );
+  const neighbours = tuning.neighbourWeight > 0 ? episodeNeighbours(db, [...fused.keys()], filter) : new Map<number, number[]>();
+  const boosted = boostBySpeaker(boostByNeighbours(fused, neighbours, tuning.neighbourWeight), speakersOf(db, [...fused.keys(), ...neighbours.keys()]), split.speakers, tuning.speakerBoost);
+  const top = sortByScore(boosted).slice(0, k);
+  const bm25Ranks = rankPositions(bm25Ids);
+  const denseRanks = rankPositions(denseIds);
+  const hits = readEpisodes(store, top).map((episode) => ({
+    episodeId: episode.id,
+    sessionId: episode.sessionId,
+    seq: episode.seq,
+    kind: episode.kind,
+    role: episode.role,
+    speaker: episode.speaker,
+    content: episode.content,
+    occurredAt: episode.occurredAt,
+    score: boosted.get(episode.id) ?? 0,
+    bm25Rank: bm25Ranks.get(episode.id) ?? null,
+    denseRank: denseRanks.get(episode.id) ?? null,
+    distance: distances.get(episode.id) ?? null,
+  }));
+  return { hits, terms, denseUsed: vector !== undefined, embedMs: embedded - started, searchMs: performance.now() - embedded };
+}

@@ -1,0 +1,37 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { makeTempDir, runGllam } from "../helpers.ts";
+
+const dir = makeTempDir();
+
+test("fact add / list / history, path, forget and trust explain, end to end", () => {
+  const db = join(dir, "facts.db");
+  const gllam = (...args: string[]) => runGllam(["--db", db, ...args]);
+  const draft = gllam("fact", "add", "TICKET-42", "has_state", "Open", "--source", "dave_drafts", "--doc-type", "draft", "--claim", "I think it is still open");
+  expect(draft.stderr).toBe("");
+  expect(draft.stdout).toContain("inserted link 1 (has_state, trust 100)");
+  const jira = gllam("fact", "add", "ticket 42", "has_state", "Resolved", "--source", "alice", "--doc-type", "jira_resolved", "--caveat", "fixed in 2.3", "--json");
+  expect(JSON.parse(jira.stdout)).toMatchObject({ action: "superseded", linkId: 2, conflict: { linkId: 1, trustWeight: 100 }, created: ["resolved"] });
+
+  const list = gllam("fact", "list", "TICKET-42");
+  expect(list.stdout).toContain("- TICKET-42 **has_state** Resolved — caveat: fixed in 2.3 (since ");
+  expect(list.stdout).toContain("from jira_resolved/alice) [link 2]\n  - prevailed over Open (trust 100) [link 1]");
+
+  const history = gllam("fact", "history", "TICKET-42", "has_state");
+  expect(history.stdout).toMatch(/\[link 1\] .* Open {2}trust 100, draft\/dave_drafts, .*\(retired — superseded by link 2/);
+  expect(history.stdout).toMatch(/\[link 2\] .* → now {2}Resolved {2}trust \d+, jira_resolved\/alice/);
+
+  expect(gllam("path", "Open", "TICKET-42").stdout).toMatch(/^Open → Resolved → TICKET-42 \(2 hops\)/);
+
+  const refused = gllam("fact", "add", "Resolved", "depends_on", "Resolved");
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("self-loop resolved -[depends_on]-> resolved is not allowed (self_loop_relationships) [E_BAD_INPUT]");
+
+  const forgotten = gllam("forget", "link", "2", "--json");
+  expect(JSON.parse(forgotten.stdout)).toMatchObject({ removed: { links: [2, 3] }, restored: [1] });
+  expect(gllam("fact", "list", "TICKET-42").stdout).toContain("**has_state** Open");
+
+  const explain = runGllam(["trust", "explain", "--doc-type", "draft", "--source", "dave_drafts", "--text", "asdkjh qwrtzp xcvbnm lkjhgf"]);
+  expect(explain.stdout).toContain("W_composite       10  clamp(-200, 10, 1000) (clamped)");
+  expect(runGllam(["fact", "add", "a", "r", "b", "--source", "x", "--db", db]).code).toBe(2);
+});

@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
+
+const dir = makeTempDir();
+const day = (d: number) => Date.UTC(2024, 0, d);
+
+const turns = [
+  { sessionId: "s1", seq: 0, speaker: "Ann", content: "I moved to Lisbon last spring.", occurredAt: day(1) },
+  { sessionId: "s1", seq: 1, speaker: "Bob", content: "How do you like the trams?", occurredAt: day(1) },
+  { sessionId: "s2", seq: 0, speaker: "Ann", content: "My sister visits in June.", occurredAt: day(10) },
+];
+
+describe("episodic store", () => {
+  test("addEpisodes stores turns, their sessions and FTS rows in one go, and queues them for vectors", async () => {
+    const gllam = await openTempGllam(dir);
+    const result = gllam.addEpisodes(turns);
+    expect(result).toMatchObject({ inserted: 3, duplicates: 0 });
+    expect(gllam.db().query("SELECT count(*) AS n FROM episodes_fts WHERE episodes_fts MATCH 'trams'").get()).toEqual({ n: 1 });
+    expect(gllam.countUnembedded()).toBe(3);
+    expect(gllam.listSessions().map((s) => [s.id, s.episodes, s.firstAt])).toEqual([
+      ["s1", 2, day(1)],
+      ["s2", 1, day(10)],
+    ]);
+    gllam.close();
+  });
+
+  test("re-adding the same turns adds nothing; the same words at another position are a new turn", async () => {
+    const gllam = await openTempGllam(dir);
+    const first = gllam.addEpisodes(turns);
+    const again = gllam.addEpisodes(turns);
+    expect(again).toMatchObject({ inserted: 0, duplicates: 3 });
+    expect(again.ids).toEqual(first.ids);
+    const repeated = gllam.addEpisodes([{ ...turns[0]!, seq: 7 }]);
+    expect(repeated.inserted).toBe(1);
+    gllam.close();
+  });
+
+  test("a bad item anywhere in the batch writes nothing and names the item and field", async () => {
+    const gllam = await openTempGllam(dir);
+    await expectGllamError(() => gllam.addEpisodes([turns[0]!, { ...turns[1]!, content: "  " }], { where: "chat.jsonl" }), "E_BAD_INPUT", /chat\.jsonl\[1\]: content: must not be empty/);
+    await expectGllamError(() => gllam.addEpisodes([{ ...turns[0]!, occurredAt: "not a date" }]), "E_BAD_INPUT", /occurredAt/);
+    expect(gllam.getRecentEpisodes(10)).toEqual([]);
+    gllam.close();
+  });
+
+  test("recent episodes, time windows and scopes", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.addEpisodes(turns);
+    gllam.addEpisodes([{ scope: "other", sessionId: "s9", seq: 0, content: "Elsewhere entirely", occurredAt: day(5) }]);
+    expect(gllam.getRecentEpisodes(2).map((e) => e.content)).toEqual(["My sister visits in June.", "How do you like the trams?"]);
+    expect(gllam.getEpisodesInWindow(day(1), day(2)).map((e) => e.seq)).toEqual([0, 1]);
+    expect(gllam.getEpisodesInWindow(day(2), day(11)).map((e) => e.content)).toEqual(["My sister visits in June."]);
+    expect(gllam.getEpisodesInWindow(day(1), day(30), { scope: "other" }).map((e) => e.sessionId)).toEqual(["s9"]);
+    await expectGllamError(() => gllam.getEpisodesInWindow(day(5), day(1)), "E_BAD_INPUT", /must be after its start/);
+    gllam.close();
+  });
+
+  test("summaries are saved per session and read back newest first", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.saveEpisodicSummary({ sessionId: "s1", summary: "Ann moved to Lisbon.", startTime: day(1), endTime: day(2) });
+    gllam.saveEpisodicSummary({ sessionId: "s1", summary: "Ann likes the trams.", metadata: { model: "x" } });
+    const summaries = gllam.getEpisodicSummaries({ sessionId: "s1" });
+    expect(summaries.map((s) => s.summary)).toEqual(["Ann likes the trams.", "Ann moved to Lisbon."]);
+    expect(summaries[1]).toMatchObject({ startTime: day(1), endTime: day(2) });
+    gllam.close();
+  });
+
+  test("the entity linker records which nodes an episode mentions, by whole words", async () => {
+    const gllam = await openTempGllam(dir);
+    gllam.upsertNode({ id: "lisbon", name: "Lisbon", type: "location", aliases: ["Lisboa"] });
+    gllam.upsertNode({ id: "ann", name: "Ann", type: "person" });
+    const { ids } = gllam.addEpisodes([
+      { sessionId: "s", seq: 0, content: "Lisboa is lovely; ANN agrees." },
+      { sessionId: "s", seq: 1, content: "Annual leave starts soon." },
+    ]);
+    const mentions = gllam.db().query("SELECT episode_id AS e, node_id AS n FROM episode_mentions ORDER BY e, n").all();
+    expect(mentions).toEqual([
+      { e: ids[0], n: "ann" },
+      { e: ids[0], n: "lisbon" },
+    ]);
+    gllam.close();
+  });
+});
