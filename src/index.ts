@@ -47,3 +47,16 @@ export type { ReembedOptions, ReembedProgress, ReembedReport } from "./maintenan
 export type { RecallOptions, RecallResult } from "./retrieval/recall.ts";
 export { formatRecallMarkdown } from "./retrieval/format.ts";
 export * from "./memory/types.ts";
+export { parseDomain, parseProblem, SUPPORTED_REQUIREMENTS } from "./planning/parser.ts";
+export { writeDomain, writeProblem } from "./planning/writer.ts";
+export type { Domain, Problem, ActionSchema, Atom, Literal, PlanStep, TypedName } from "./planning/pddl-types.ts";
+export { solveNative, type NativePlannerOptions, type PlanResult, type PlanStatus } from "./planning/planner.ts";
+export { planFiles, loadTask, PLANNER_CHOICES, type PlannerChoice, type PlanFilesOptions } from "./planning/solve.ts";
+export { validatePlan, type PlanValidation } from "./planning/validate.ts";
+export { formatPlan, parsePlanText } from "./planning/plan-text.ts";
+export { runFastDownward, resolveFastDownwardPath, type FastDownwardOptions } from "./planning/fast-downward.ts";
+export { buildTimeline, orderTimeline, isOrderPossible, whichCameFirst, whatHappenedBetween, compileTimelinePddl } from "./planning/timeline.ts";
+export type { TimelineEvent, TimelineLink, TimelineOrder, FirstAnswer, OrderAnswer } from "./planning/timeline.ts";
+export type { OrderingConstraint, TimePoint } from "./planning/timeline-graph.ts";
+export type { RecipeChain, RecipeChainOptions, RecipeStep } from "./procedural/recipe-chain.ts";
+export type { UpsertProcedureResult } from "./procedural/procedures.ts";

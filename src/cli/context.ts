@@ -18,6 +18,9 @@ export const globalArgs = {
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
+/** The --scope flag of every command that reads or writes memory. */
+export const scopeArg = { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } as const;
+
 export type GlobalArgs = { db?: string; "embeddings-server"?: string; config?: string; debug?: boolean };
 
 /** The embedder the flags and environment name: an HTTP server, else the bundled model. */

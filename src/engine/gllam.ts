@@ -69,6 +69,33 @@ import {
 } from "../semantic/node-vectors.ts";
 import { findNodesByName, readNode, upsertNode, type UpsertNodeResult } from "../semantic/nodes.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
+import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
+import { persistPddlTask, DEFAULT_PDDL_DOMAINS_DIR, type PersistedTask } from "../planning/persist.ts";
+import type { PlanResult } from "../planning/planner.ts";
+import { planFiles, type PlanFilesOptions } from "../planning/solve.ts";
+import {
+  buildTimeline,
+  compileTimelinePddl,
+  isOrderPossible,
+  orderTimeline,
+  resolveEvent,
+  whatHappenedBetween,
+  whichCameFirst,
+  type FirstAnswer,
+  type OrderAnswer,
+  type TimelineOrder,
+} from "../planning/timeline.ts";
+import { readTimeline } from "../planning/timeline-reader.ts";
+import { planRecipeChain, type RecipeChain, type RecipeChainOptions } from "../procedural/recipe-chain.ts";
+import {
+  getProceduresByTaxonomyPrefix,
+  getProcedureVersions,
+  getTopProcedures,
+  markProcedureHelpful,
+  retrieveProcedure,
+  upsertProceduralKnowledge,
+  type UpsertProcedureResult,
+} from "../procedural/procedures.ts";
 import { initSchema, readSchemaVersion } from "./schema.ts";
 import { GllamError } from "./errors.ts";
 import { readStats, type StoreStats } from "./stats.ts";
@@ -87,6 +114,8 @@ export type GllamOptions = StoreOptions & {
   embedder?: Embedder;
   /** Agentic memory configuration; default: config/agentic_memory_prompts.json as shipped. */
   config?: AgenticMemoryConfig;
+  /** Where generated PDDL domains are written (default bench/pddl_domains); null writes none. */
+  pddlDomainsDir?: string | null;
   /** Called on open when the stored vectors come from another model than the embedder (seed: vector space drift). */
   onEmbeddingDrift?: (check: EmbeddingModelCheck) => void;
 };
@@ -99,13 +128,15 @@ export class Gllam {
   readonly store: Store;
   readonly embedder: Embedder;
   readonly config: AgenticMemoryConfig;
+  readonly pddlDomainsDir: string | null;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
 
-  private constructor(store: Store, embedder: Embedder, config: AgenticMemoryConfig) {
+  private constructor(store: Store, embedder: Embedder, config: AgenticMemoryConfig, pddlDomainsDir: string | null) {
     this.store = store;
     this.embedder = embedder;
     this.config = config;
+    this.pddlDomainsDir = pddlDomainsDir;
   }
 
   /** Opens (creating when allowed) and initialises the schema unless read-only. */
@@ -118,7 +149,12 @@ export class Gllam {
       store.close();
       throw error;
     }
-    const gllam = new Gllam(store, options.embedder ?? createLocalModelEmbedder(), options.config ?? defaultAgenticMemoryConfig());
+    const gllam = new Gllam(
+      store,
+      options.embedder ?? createLocalModelEmbedder(),
+      options.config ?? defaultAgenticMemoryConfig(),
+      options.pddlDomainsDir === undefined ? DEFAULT_PDDL_DOMAINS_DIR : options.pddlDomainsDir,
+    );
     if (options.onEmbeddingDrift) {
       const check = gllam.checkEmbeddingModelVersion();
       if (check.drift) options.onEmbeddingDrift(check);
@@ -436,5 +472,71 @@ export class Gllam {
 
   recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, this.embedder, query, options);
+  }
+
+  // ---------------------------------------------------------------- procedural and planning
+  upsertProceduralKnowledge(procedure: ProcedureInput): UpsertProcedureResult {
+    return upsertProceduralKnowledge(this.store, procedure);
+  }
+
+  markProcedureHelpful(taskType: string, helpful: boolean, scope?: string): ProceduralKnowledge {
+    return markProcedureHelpful(this.store, taskType, helpful, scope);
+  }
+
+  /** The recipe for a task type; counts one more application. */
+  retrieveProcedure(taskType: string, scope?: string): ProceduralKnowledge | undefined {
+    return retrieveProcedure(this.store, taskType, scope);
+  }
+
+  getTopProcedures(limit = 10, scope?: string): ProceduralKnowledge[] {
+    return getTopProcedures(this.store, limit, scope);
+  }
+
+  getProceduresByTaxonomyPrefix(prefix: string, scope?: string): ProceduralKnowledge[] {
+    return getProceduresByTaxonomyPrefix(this.store, prefix, scope);
+  }
+
+  getProcedureVersions(taskType: string, scope?: string): ProceduralVersionRow[] {
+    return getProcedureVersions(this.store, taskType, scope);
+  }
+
+  /** Solves two PDDL files (native, bfs, fast-downward or auto); the plan is validated by simulation. */
+  planFiles(domainFile: string, problemFile: string, options?: PlanFilesOptions): Promise<PlanResult> {
+    return planFiles(domainFile, problemFile, options);
+  }
+
+  /** The chain of recipes (procedures with PDDL actions) that reaches a goal such as ["(deployed caddy)"]. */
+  planProcedures(goal: string[], options: RecipeChainOptions = {}): RecipeChain {
+    return planRecipeChain(this.store, goal, { pddlDomainsDir: this.pddlDomainsDir, ...options });
+  }
+
+  /** Orders the scope's events consistently with every temporal link and valid time, or reports the contradiction; writes the PDDL. */
+  orderTimeline(scope?: string): TimelineOrder & { files?: PersistedTask } {
+    const { events, links } = readTimeline(this.store, scope);
+    const timeline = buildTimeline(events, links);
+    const files = this.pddlDomainsDir === null ? undefined : this.#persistTimeline(timeline, scope);
+    return { ...orderTimeline(timeline), ...(files ? { files } : {}) };
+  }
+
+  #persistTimeline(timeline: ReturnType<typeof buildTimeline>, scope = "default"): PersistedTask {
+    const { domain, problem } = compileTimelinePddl(timeline);
+    return persistPddlTask(this.pddlDomainsDir!, `timeline ${scope}`, domain, problem);
+  }
+
+  /** Which of two events (id or name) started first, and the chain of links that forces it. */
+  whichCameFirst(a: string, b: string, scope?: string): FirstAnswer {
+    const { events, links } = readTimeline(this.store, scope);
+    return whichCameFirst(events, links, resolveEvent(events, a), resolveEvent(events, b));
+  }
+
+  whatHappenedBetween(a: string, b: string, scope?: string): { necessarily: string[]; possibly: string[] } {
+    const { events, links } = readTimeline(this.store, scope);
+    return whatHappenedBetween(events, links, resolveEvent(events, a), resolveEvent(events, b));
+  }
+
+  /** Could the events have started in this order? A witness ordering, or the links it contradicts. */
+  isOrderPossible(sequence: string[], scope?: string): OrderAnswer {
+    const { events, links } = readTimeline(this.store, scope);
+    return isOrderPossible(events, links, sequence.map((ref) => resolveEvent(events, ref)));
   }
 }

@@ -33,6 +33,16 @@ export function assertSameEmbeddingModel(db: Database, embedder: Embedder): void
   }
 }
 
+/**
+ * Before writing vectors, inside the write transaction (another process may be writing too): the
+ * stored vectors must come from this embedder's model; the first vectors fix the model and dimension.
+ */
+export function claimVectorSpace(db: Database, embedder: Embedder, dims: number): void {
+  assertSameEmbeddingModel(db, embedder);
+  ensureVectorTables(db, dims);
+  if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
+}
+
 /** Embeds nodes in one batch and stores their vectors (replacing older ones). Returns how many were stored. */
 export async function storeNodeEmbeddings(store: Store, embedder: Embedder, nodeIds: string[]): Promise<number> {
   const nodes = readNodes(store, nodeIds);
@@ -43,9 +53,7 @@ export async function storeNodeEmbeddings(store: Store, embedder: Embedder, node
   const db = store.db();
   // Checked inside the write transaction: another process may be storing vectors at the same time.
   store.transaction(() => {
-    assertSameEmbeddingModel(db, embedder);
-    ensureVectorTables(db, vectors[0]!.length);
-    if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
+    claimVectorSpace(db, embedder, vectors[0]!.length);
     const remove = db.query("DELETE FROM semantic_embeddings WHERE node_id = ?");
     const insert = db.query("INSERT INTO semantic_embeddings (node_id, scope, embedding) VALUES (?, ?, ?)");
     nodes.forEach((node, i) => {

@@ -5,10 +5,12 @@
  * node is under exactly one of the two branches. Progress lives in maintenance_jobs, written in the
  * same transaction as each batch: after a crash, calling it again (or resumeTaxonomyConsolidations)
  * carries on. Category nodes are kept; the old branch's root category is linked to the new one.
+ * Recipes bound to the branch (procedural_knowledge.taxonomy_path) move with it at the end.
  */
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { finishJob, listRunningJobs, saveJobState, startJob } from "../engine/jobs.ts";
+import { moveProcedureBranch } from "../procedural/taxonomy.ts";
 import { insertEngineLink } from "./links.ts";
 import { readNode } from "./nodes.ts";
 import { countNodesByTaxonomyPrefix, UNDER_PREFIX_SQL, underPrefixParams, wouldCreateTaxonomyCycle } from "./taxonomy.ts";
@@ -35,6 +37,8 @@ export type ConsolidationReport = {
   moved: number;
   /** Nodes moved by the job, counting runs before a crash. */
   totalMoved: number;
+  /** Recipes bound to the branch, moved with it at the end. */
+  movedProcedures: number;
   batches: number;
   resumed: boolean;
   /** The old branch's root category, now linked subclass_of the new branch's root (when both exist). */
@@ -43,7 +47,7 @@ export type ConsolidationReport = {
   seconds: number;
 };
 
-type JobState = { moved: number; batches: number; fromCategoryId: string | null; toCategoryId: string | null };
+type JobState = { moved: number; batches: number; fromCategoryId: string | null; toCategoryId: string | null; movedProcedures?: number };
 
 function checkBranches(fromInput: string, toInput: string): { from: string; to: string } {
   const from = normalizeTaxonomyPath(fromInput, "from");
@@ -103,10 +107,11 @@ export async function consolidateTaxonomyBranch(store: Store, fromInput: string,
     await Bun.sleep(pauseMs);
   }
   store.transaction(() => {
+    state.movedProcedures = moveProcedureBranch(db, scope, from, to, Date.now());
     linkMergedRoots(store, scope, state, from, to);
     finishJob(db, job.id, "done", state);
   });
-  return { jobId: job.id, from, to, moved, totalMoved: state.moved, batches, resumed, fromCategoryId: state.fromCategoryId, toCategoryId: state.toCategoryId, seconds: (performance.now() - started) / 1000 };
+  return { jobId: job.id, from, to, moved, totalMoved: state.moved, movedProcedures: state.movedProcedures ?? 0, batches, resumed, fromCategoryId: state.fromCategoryId, toCategoryId: state.toCategoryId, seconds: (performance.now() - started) / 1000 };
 }
 
 /** The old root category stays (seed: never delete category nodes), as a subclass of the new root, and says where it went. */

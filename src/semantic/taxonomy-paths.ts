@@ -42,8 +42,5 @@ export function rewriteTaxonomyPath(path: string, from: string, to: string): str
   return isUnderTaxonomyPath(path, from) ? to + path.slice(from.length) : path;
 }
 
-/** Escapes LIKE's wildcards and the escape character itself (used with ESCAPE '\'). */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** Length in characters (code points), as SQLite's length() and substr() count. */
 export const sqlLength = (text: string) => [...text].length;

@@ -8,7 +8,8 @@ import { GllamError } from "../engine/errors.ts";
 import type { SemanticNode } from "../memory/types.ts";
 import { NODE_COLUMNS, readNode, toNode, type NodeRow } from "./nodes.ts";
 import { findTaxonomyCycles, type TaxonomyCycleReport, type TaxonomyEdge } from "./taxonomy-cycles.ts";
-import { escapeLike, normalizeTaxonomyPath, ROOT_PATH, sqlLength } from "./taxonomy-paths.ts";
+import { escapeLike } from "../engine/sql.ts";
+import { normalizeTaxonomyPath, ROOT_PATH, sqlLength } from "./taxonomy-paths.ts";
 
 /** Links that place a node below another in the taxonomy (child -> parent). */
 export const TAXONOMY_RELATIONSHIPS = ["is_a", "subclass_of"] as const;

@@ -36,13 +36,17 @@ function expectMoved(before: Map<string, string>, after: Map<string, string>): v
 describe("consolidateTaxonomyBranch", () => {
   test("moves the branch (case-insensitively, sub-paths kept) in batches, records the job, keeps both categories and links them", async () => {
     const gllam = await branchGraph(1200);
+    gllam.upsertProceduralKnowledge({ taskType: "vacuum", recipe: "VACUUM ANALYZE nightly", taxonomyPath: `${FROM}/Kind1` });
+    gllam.upsertProceduralKnowledge({ taskType: "elsewhere", recipe: "not moved", taxonomyPath: "/Legacy/DBs2" });
     const before = allPaths(gllam);
     const progress: number[] = [];
     const report = await gllam.consolidateTaxonomyBranch(`${FROM}/`, TO, { batchSize: 500, pauseMs: 0, onBatch: (p) => progress.push(p.moved) });
-    expect(report).toMatchObject({ from: FROM, to: TO, moved: 1201, totalMoved: 1201, batches: 3, resumed: false, fromCategoryId: "cat-from", toCategoryId: "cat-to" });
+    expect(report).toMatchObject({ from: FROM, to: TO, moved: 1201, totalMoved: 1201, movedProcedures: 1, batches: 3, resumed: false, fromCategoryId: "cat-from", toCategoryId: "cat-to" });
     expect(progress).toEqual([500, 1000, 1201]);
     expectMoved(before, allPaths(gllam));
     expect(gllam.getNodesByTaxonomyPrefix(FROM)).toEqual([]);
+    expect(gllam.getProceduresByTaxonomyPrefix(TO).map((p) => [p.taskType, p.taxonomyPath])).toEqual([["vacuum", `${TO}/Kind1`]]);
+    expect(gllam.getProceduresByTaxonomyPrefix("/Legacy").map((p) => p.taskType)).toEqual(["elsewhere"]);
     expect(gllam.getNodesByTaxonomyPrefix("/Legacy/DBs2")).toHaveLength(20);
     expect(gllam.getNode("cat-from")).toMatchObject({ taxonomyPath: TO, isCategory: true, metadata: { mergedInto: "cat-to", mergedFrom: FROM } });
     expect(gllam.activeLinks("cat-from").map((l) => [l.relationship, l.targetId])).toEqual([["subclass_of", "cat-to"]]);

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { GllamError, type GllamErrorCode } from "../../engine/errors.ts";
 import type { SleepCycleReport } from "../../maintenance/sleep-cycle.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { globalArgs, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
 
 const IntegerArg = (min: number, max: number) => v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(min), v.maxValue(max));
 
@@ -51,7 +51,7 @@ export const sleepCommand = defineCommand({
     traces: { type: "string", description: "Synthetic trace tests (random entity pairs; default 10)", valueHint: "n" },
     seed: { type: "string", description: "Seed of the pair sampler: the same seed, the same traces (default: random, printed)", valueHint: "n" },
     "max-hops": { type: "string", description: "Longest path a trace looks for (default 4)", valueHint: "n" },
-    scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
+    scope: scopeArg,
     json: { type: "boolean", description: "Print the whole report (every trace) as JSON" },
     ...globalArgs,
   },

@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import * as v from "valibot";
 import { parseInput } from "../../memory/parse.ts";
-import { globalArgs, withEngine } from "../context.ts";
-import { jsonArg, scopeArg } from "./fact.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
+import { jsonArg } from "./fact.ts";
 
 const CountArg = (max: number) => v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(max));
 const print = (json: boolean | undefined, value: unknown, text: () => string) => console.log(json ? JSON.stringify(value, null, 2) : text());
@@ -13,7 +13,7 @@ const listCommand = defineCommand({
     prefix: { type: "positional", description: "Path like /Engineering/Databases (/ for all)", required: true },
     limit: { type: "string", description: "At most this many (default 100)", valueHint: "n" },
     categories: { type: "boolean", description: "Category nodes only" },
-    ...scopeArg,
+    scope: scopeArg,
     ...jsonArg,
     ...globalArgs,
   },
@@ -28,7 +28,7 @@ const listCommand = defineCommand({
 
 const cyclesCommand = defineCommand({
   meta: { name: "cycles", description: "Loops among is_a / subclass_of links (Kahn's algorithm)" },
-  args: { ...scopeArg, ...jsonArg, ...globalArgs },
+  args: { scope: scopeArg, ...jsonArg, ...globalArgs },
   run: ({ args }) =>
     withEngine(args, { readOnly: true }, async (gllam) => {
       const report = gllam.detectTaxonomyCycles({ scope: args.scope });
@@ -42,7 +42,7 @@ const consolidateCommand = defineCommand({
   args: {
     from: { type: "positional", description: "Branch to move, like /Engineering/DBs", required: true },
     to: { type: "positional", description: "Branch it joins, like /Engineering/Infrastructure/Databases", required: true },
-    ...scopeArg,
+    scope: scopeArg,
     ...jsonArg,
     ...globalArgs,
   },
@@ -60,7 +60,7 @@ const consolidateCommand = defineCommand({
 
 const categorizeCommand = defineCommand({
   meta: { name: "categorize", description: "File uncategorized nodes (path /) under the nearest category, or one for their type" },
-  args: { batch: { type: "string", description: "Nodes to file (default 50)", valueHint: "n" }, ...scopeArg, ...jsonArg, ...globalArgs },
+  args: { batch: { type: "string", description: "Nodes to file (default 50)", valueHint: "n" }, scope: scopeArg, ...jsonArg, ...globalArgs },
   run: ({ args }) => {
     const batch = args.batch === undefined ? 50 : parseInput(CountArg(10_000), args.batch, "--batch");
     return withEngine(args, { create: false }, async (gllam) => {
@@ -78,7 +78,7 @@ const categorizeCommand = defineCommand({
 
 const candidatesCommand = defineCommand({
   meta: { name: "candidates", description: "Category pairs that look like synonyms (names and embeddings), best first" },
-  args: { "min-score": { type: "string", description: "Lowest score shown (default 0.6)", valueHint: "x" }, ...scopeArg, ...jsonArg, ...globalArgs },
+  args: { "min-score": { type: "string", description: "Lowest score shown (default 0.6)", valueHint: "x" }, scope: scopeArg, ...jsonArg, ...globalArgs },
   run: ({ args }) => {
     const minScore = args["min-score"] === undefined ? undefined : parseInput(v.pipe(v.string(), v.toNumber(), v.minValue(0), v.maxValue(1)), args["min-score"], "--min-score");
     return withEngine(args, { create: false }, async (gllam) => {
