@@ -68,8 +68,9 @@ CREATE TABLE IF NOT EXISTS semantic_nodes (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS idx_semantic_nodes_name ON semantic_nodes(scope, name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS idx_semantic_nodes_type ON semantic_nodes(scope, type);
--- Taxonomy prefix queries: range scans on the materialized path within a scope.
-CREATE INDEX IF NOT EXISTS idx_semantic_nodes_taxonomy ON semantic_nodes(scope, taxonomy_path);
+-- Taxonomy prefix queries: range scans on the materialized path within a scope. NOCASE because
+-- SQLite turns `taxonomy_path LIKE 'prefix%'` (case-insensitive) into a range only on a NOCASE index.
+CREATE INDEX IF NOT EXISTS idx_semantic_nodes_taxonomy ON semantic_nodes(scope, taxonomy_path COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS idx_semantic_nodes_uncategorized ON semantic_nodes(scope) WHERE taxonomy_path = '/' AND is_category = 0;
 
 CREATE TABLE IF NOT EXISTS semantic_links (
@@ -164,6 +165,21 @@ CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes(scope, session_id, s
 CREATE INDEX IF NOT EXISTS idx_episodes_time ON episodes(scope, occurred_at);
 CREATE INDEX IF NOT EXISTS idx_episodes_created ON episodes(scope, created_at);
 CREATE INDEX IF NOT EXISTS idx_episodes_speaker ON episodes(scope, speaker);
+
+-- The speakers of a scope, kept by triggers: speaker-aware search reads them on every query, and a
+-- DISTINCT over a million episodes would not be cheap.
+CREATE TABLE IF NOT EXISTS episode_speakers (
+  scope   TEXT NOT NULL,
+  speaker TEXT NOT NULL,
+  PRIMARY KEY (scope, speaker)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS episodes_speaker_insert AFTER INSERT ON episodes WHEN new.speaker <> '' BEGIN
+  INSERT INTO episode_speakers(scope, speaker) VALUES (new.scope, new.speaker) ON CONFLICT DO NOTHING;
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_speaker_delete AFTER DELETE ON episodes WHEN old.speaker <> '' BEGIN
+  DELETE FROM episode_speakers WHERE scope = old.scope AND speaker = old.speaker
+    AND NOT EXISTS (SELECT 1 FROM episodes WHERE scope = old.scope AND speaker = old.speaker);
+END;
 
 -- Full-text index over episodes (porter stemming). Contentless: it indexes each turn with the turn
 -- before it in its session (`context`, so a reply is found by the question it answers) without

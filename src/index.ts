@@ -3,7 +3,7 @@ export { Gllam, type GllamOptions } from "./engine/gllam.ts";
 export { Store, type StoreOptions } from "./engine/store.ts";
 export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.ts";
 export { SCHEMA_VERSION } from "./engine/schema.ts";
-export type { CheckpointMode, CheckpointResult, WALCheckpointManager } from "./engine/wal.ts";
+export type { CheckpointMode, CheckpointResult, WALCheckpointManager, WALCheckpointOptions } from "./engine/wal.ts";
 export type { StoreStats } from "./engine/stats.ts";
 export type { Embedder } from "./embed/embedder.ts";
 export { createLocalModelEmbedder, LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION } from "./embed/local-model.ts";
@@ -29,6 +29,37 @@ export type { UpsertNodeResult } from "./semantic/nodes.ts";
 export type { EmbeddingModelCheck } from "./semantic/node-vectors.ts";
 export { nodeEmbeddingText } from "./semantic/node-vectors.ts";
 export type { SeedReport } from "./semantic/sample.ts";
+export { TAXONOMY_RELATIONSHIPS, type CycleCheck, type TaxonomyPrefixOptions } from "./semantic/taxonomy.ts";
+export { findTaxonomyCycles, type TaxonomyCycleReport, type TaxonomyEdge } from "./semantic/taxonomy-cycles.ts";
+export { isUnderTaxonomyPath, normalizeTaxonomyPath, rewriteTaxonomyPath } from "./semantic/taxonomy-paths.ts";
+export {
+  createEmbeddingCategorizer,
+  type CategoryCandidate,
+  type CategoryDecision,
+  type Categorizer,
+  type OrphanNode,
+  type UncategorizedBatchOptions,
+  type UncategorizedBatchReport,
+} from "./semantic/taxonomy-categorize.ts";
+export type { ConsolidationOptions, ConsolidationProgress, ConsolidationReport } from "./semantic/taxonomy-consolidate.ts";
+export { categoryNameSimilarity, scoreCategoryPair, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "./semantic/taxonomy-merge.ts";
+export { calculateTaxonomyPathOverlap, calculateTraceClarity, summarizeTraces, type TraceEvidence } from "./maintenance/trace-scores.ts";
+export type { TraceResult, TraceTestOptions, TraceTestReport } from "./maintenance/trace-tests.ts";
+export type { SleepCycleOptions, SleepCycleReport, SleepStep } from "./maintenance/sleep-cycle.ts";
+export type { ReembedOptions, ReembedProgress, ReembedReport } from "./maintenance/reembed.ts";
 export type { RecallOptions, RecallResult } from "./retrieval/recall.ts";
 export { formatRecallMarkdown } from "./retrieval/format.ts";
 export * from "./memory/types.ts";
+export { parseDomain, parseProblem, SUPPORTED_REQUIREMENTS } from "./planning/parser.ts";
+export { writeDomain, writeProblem } from "./planning/writer.ts";
+export type { Domain, Problem, ActionSchema, Atom, Literal, PlanStep, TypedName } from "./planning/pddl-types.ts";
+export { solveNative, type NativePlannerOptions, type PlanResult, type PlanStatus } from "./planning/planner.ts";
+export { planFiles, loadTask, PLANNER_CHOICES, type PlannerChoice, type PlanFilesOptions } from "./planning/solve.ts";
+export { validatePlan, type PlanValidation } from "./planning/validate.ts";
+export { formatPlan, parsePlanText } from "./planning/plan-text.ts";
+export { runFastDownward, resolveFastDownwardPath, type FastDownwardOptions } from "./planning/fast-downward.ts";
+export { buildTimeline, orderTimeline, isOrderPossible, whichCameFirst, whatHappenedBetween, compileTimelinePddl } from "./planning/timeline.ts";
+export type { TimelineEvent, TimelineLink, TimelineOrder, FirstAnswer, OrderAnswer } from "./planning/timeline.ts";
+export type { OrderingConstraint, TimePoint } from "./planning/timeline-graph.ts";
+export type { RecipeChain, RecipeChainOptions, RecipeStep } from "./procedural/recipe-chain.ts";
+export type { UpsertProcedureResult } from "./procedural/procedures.ts";

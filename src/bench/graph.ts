@@ -13,6 +13,7 @@ import type { Embedder } from "../embed/embedder.ts";
 import { Gllam } from "../engine/gllam.ts";
 import type { LinkInput } from "../memory/types.ts";
 import type { AddEdgeAction } from "../semantic/add-edge.ts";
+import { benchOutputArgs, intArg, reportBenchResult } from "./args.ts";
 import { seededRandom } from "./random.ts";
 
 export type GraphBenchOptions = { nodes: number; links: number; seed: number; pathQueries: number; asofQueries: number; batch: number; db?: string };
@@ -44,7 +45,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** The graph never needs vectors: a stand-in that refuses to be used. */
-const noEmbedder: Embedder = {
+export const noEmbedder: Embedder = {
   modelVersion: "none",
   dims: 0,
   embed: () => Promise.reject(new GllamError("E_EMBEDDER", "the graph benchmark embeds nothing")),
@@ -171,13 +172,6 @@ export async function runGraphBench(options: GraphBenchOptions, log: (line: stri
   }
 }
 
-const positiveInt = (value: string | undefined, fallback: number, flag: string) => {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new GllamError("E_BAD_INPUT", `${flag} must be a positive integer, got ${value}`);
-  return n;
-};
-
 export const graphBenchCommand = defineCommand({
   meta: { name: "graph", description: "Semantic graph: addEdge throughput with conflict checks, multi-hop path and asOf latency, file size" },
   args: {
@@ -185,24 +179,21 @@ export const graphBenchCommand = defineCommand({
     links: { type: "string", description: "Links (default 1000000)", valueHint: "n" },
     seed: { type: "string", description: "Random seed (default 1)", valueHint: "n" },
     batch: { type: "string", description: "addEdge calls per transaction (default 100000)", valueHint: "n" },
-    json: { type: "string", description: "Also write the figures to this file", valueHint: "path" },
-    db: { type: "string", description: "Keep the graph in this new file (default: a temporary one, removed after)", valueHint: "path" },
+    ...benchOutputArgs,
   },
   run: async ({ args }) => {
-    const nodes = positiveInt(args.nodes, 100_000, "--nodes");
+    const nodes = intArg(args.nodes, 100_000, "--nodes");
     if (nodes < 10) throw new GllamError("E_BAD_INPUT", `--nodes must be at least 10, got ${nodes}`);
     const options = {
       nodes,
-      links: positiveInt(args.links, 1_000_000, "--links"),
-      seed: positiveInt(args.seed, 1, "--seed"),
+      links: intArg(args.links, 1_000_000, "--links"),
+      seed: intArg(args.seed, 1, "--seed"),
       pathQueries: 500,
       asofQueries: 2000,
-      batch: positiveInt(args.batch, 100_000, "--batch"),
+      batch: intArg(args.batch, 100_000, "--batch"),
       db: args.db,
     };
     const result = await runGraphBench(options, (line) => console.error(line));
-    const text = JSON.stringify(result, null, 2);
-    if (args.json) await Bun.write(args.json, `${text}\n`);
-    console.log(text);
+    await reportBenchResult(result, args.json);
   },
 });

@@ -9,7 +9,8 @@ export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--config"];
 export function normalizeArgv(argv: string[]): string[] {
   const args = [...argv];
   const seedAt = args.findIndex((a) => a === "-seed" || a === "--seed");
-  if (seedAt >= 0) {
+  // After a subcommand (`gllam sleep --seed 7`) it is that command's flag, not the seed spelling.
+  if (seedAt >= 0 && !hasPositionalBefore(args, seedAt)) {
     args.splice(seedAt, 1);
     return hoistSubcommand(["seed", ...args]);
   }
@@ -23,6 +24,14 @@ export function normalizeArgv(argv: string[]): string[] {
     return ["recall", ...query, ...args.map((a) => (a === "-entity" ? "--entity" : a))];
   }
   return hoistSubcommand(args);
+}
+
+function hasPositionalBefore(args: string[], end: number): boolean {
+  for (let i = 0; i < end; i++) {
+    if (GLOBAL_VALUE_FLAGS.includes(args[i]!)) i++;
+    else if (!args[i]!.startsWith("-")) return true;
+  }
+  return false;
 }
 
 /**

@@ -8,6 +8,7 @@ import { GllamError } from "../engine/errors.ts";
 import { parseInput } from "../memory/parse.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
 import { Gllam } from "../engine/gllam.ts";
+import type { EmbeddingModelCheck } from "../semantic/node-vectors.ts";
 
 /** What `--embedder` means when nobody names one: the tiers that measured best (README, Embeddings). */
 export const DEFAULT_EMBEDDER: EmbedderName = "model";
@@ -28,6 +29,9 @@ export const globalArgs = {
   config: { type: "string", description: "Agentic memory config JSON (default: $GLLAM_CONFIG, else the shipped one)", valueHint: "path" },
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
+
+/** The --scope flag of every command that reads or writes memory. */
+export const scopeArg = { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } as const;
 
 export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; debug?: boolean };
 
@@ -64,25 +68,34 @@ export async function chooseTiers(args: GlobalArgs, env = readEnv()): Promise<Ch
   }
 }
 
+export type EngineMode = { readOnly?: boolean; create?: boolean; /** `gllam reembed` is the cure: it does not warn. */ quietDrift?: boolean };
+
+/** The one line a command prints (on stderr) when the stored vectors come from another model. */
+export const formatDriftWarning = (check: EmbeddingModelCheck) =>
+  `gllam: warning: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; vector search is refused until \`gllam reembed\` re-embeds them`;
+
 /**
  * Opens the engine the way every command does: flags over environment over defaults. A drifted
- * embedder is not refused here: each operation that compares vectors refuses it with E_EMBEDDING_DRIFT.
+ * embedder is not refused here (it is warned about): each operation that compares vectors refuses
+ * it with E_EMBEDDING_DRIFT.
  */
-export async function openEngine(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }): Promise<Gllam> {
+export async function openEngine(args: GlobalArgs, mode: EngineMode): Promise<Gllam> {
   const env = readEnv();
   const configPath = args.config ?? env.GLLAM_CONFIG;
+  const { quietDrift, ...storeMode } = mode;
   const tiers = await chooseTiers(args, env);
   await ensureStaticTableNoisily();
   return Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
-    ...mode,
+    ...storeMode,
     embedder: tiers.embedder,
     staticEmbedder: tiers.staticEmbedder,
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
+    onEmbeddingDrift: quietDrift ? undefined : (check) => console.error(formatDriftWarning(check)),
   });
 }
 
 /** Runs fn with an open engine and always closes it. */
-export async function withEngine<T>(args: GlobalArgs, mode: { readOnly?: boolean; create?: boolean }, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
+export async function withEngine<T>(args: GlobalArgs, mode: EngineMode, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
   const gllam = await openEngine(args, mode);
   try {
     return await fn(gllam);

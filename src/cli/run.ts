@@ -1,18 +1,21 @@
 import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { version } from "../../package.json";
-import { describeError, GllamError } from "../engine/errors.ts";
 import { findUnknownFlag, normalizeArgv } from "./argv.ts";
 import { benchCommand } from "./commands/bench.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { pathCommand } from "./commands/path.ts";
+import { planCommand } from "./commands/plan.ts";
 import { recallCommand } from "./commands/recall.ts";
 import { reembedCommand } from "./commands/reembed.ts";
 import { seedCommand } from "./commands/seed.ts";
+import { sleepCommand } from "./commands/sleep.ts";
 import { statsCommand } from "./commands/stats.ts";
+import { taxonomyCommand } from "./commands/taxonomy.ts";
 import { trustCommand } from "./commands/trust.ts";
 import { globalArgs } from "./context.ts";
+import { reportError, usageError } from "./report-error.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
 type AnyCommand = CommandDef<any>;
@@ -27,6 +30,9 @@ const subCommands: Record<string, AnyCommand> = {
   path: pathCommand,
   forget: forgetCommand,
   trust: trustCommand,
+  plan: planCommand,
+  sleep: sleepCommand,
+  taxonomy: taxonomyCommand,
 };
 
 export const mainCommand = defineCommand({
@@ -41,10 +47,6 @@ const isHelp = (arg: string) => arg === "--help" || arg === "-h";
 async function printUsage(command: AnyCommand, parent?: AnyCommand): Promise<void> {
   const usage = await renderUsage(command, parent);
   console.log(process.stdout.isTTY ? usage : Bun.stripANSI(usage));
-}
-
-function usageError(message: string): GllamError {
-  return new GllamError("E_USAGE", `${message} (see \`gllam --help\`)`);
 }
 
 type Resolved = { command: AnyCommand | undefined; parent: AnyCommand; path: string[]; rest: string[] };
@@ -100,20 +102,10 @@ export async function runCli(argv: string[]): Promise<number> {
     const specs = Object.entries((command.args ?? {}) as ArgsDef).map(([name, def]) => ({ name, ...def }));
     const unknown = findUnknownFlag(rest, specs);
     if (unknown) throw usageError(`unknown flag ${unknown} for \`gllam ${path.join(" ")}\``);
-    await runCommand(command, { rawArgs: rest });
-    return 0;
+    // A command may return its own exit code (`gllam plan`: 1 = no plan).
+    const { result } = await runCommand(command, { rawArgs: rest });
+    return typeof result === "number" ? result : 0;
   } catch (error) {
     return reportError(error, debug);
   }
-}
-
-function reportError(error: unknown, debug: boolean): number {
-  if (error instanceof Error && error.name === "CLIError") error = usageError(error.message);
-  if (error instanceof GllamError) {
-    console.error(`gllam: ${error.message} [${error.code}]`);
-  } else {
-    console.error(`gllam: unexpected error: ${describeError(error)}${debug ? "" : " (--debug shows the stack trace)"}`);
-  }
-  if (debug && error instanceof Error && error.stack) console.error(error.stack);
-  return error instanceof GllamError && error.code === "E_USAGE" ? 2 : 1;
 }

@@ -11,8 +11,10 @@ export const ERROR_CODES = [
   "E_EMBEDDER_RESPONSE", // an embeddings server answered with something unusable
   "E_EMBEDDER", // the bundled model failed
   "E_EMBEDDING_DRIFT", // stored vectors come from another model or dimension
+  "E_TAXONOMY_CYCLE", // an is_a / subclass_of link would make a category its own ancestor
   "E_CONFIG", // configuration file or environment is invalid
   "E_USAGE", // unknown command or flag
+  "E_PLANNER", // a planner failed, crashed or returned an invalid plan
 ] as const;
 
 export type GllamErrorCode = (typeof ERROR_CODES)[number];

@@ -35,6 +35,18 @@ import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
 import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
+import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
+import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
+import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
+import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
+import { processUncategorizedBatch, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
+import {
+  consolidateTaxonomyBranch,
+  resumeTaxonomyConsolidations,
+  type ConsolidationOptions,
+  type ConsolidationReport,
+} from "../semantic/taxonomy-consolidate.ts";
+import { discoverTaxonomyMergeCandidates, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "../semantic/taxonomy-merge.ts";
 import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
 import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
 import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
@@ -59,11 +71,45 @@ import {
 } from "../semantic/node-vectors.ts";
 import { findNodesByName, readNode, upsertNode, type UpsertNodeResult } from "../semantic/nodes.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
+import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
+import { persistPddlTask, DEFAULT_PDDL_DOMAINS_DIR, type PersistedTask } from "../planning/persist.ts";
+import type { PlanResult } from "../planning/planner.ts";
+import { planFiles, type PlanFilesOptions } from "../planning/solve.ts";
+import {
+  buildTimeline,
+  compileTimelinePddl,
+  isOrderPossible,
+  orderTimeline,
+  resolveEvent,
+  whatHappenedBetween,
+  whichCameFirst,
+  type FirstAnswer,
+  type OrderAnswer,
+  type TimelineOrder,
+} from "../planning/timeline.ts";
+import { readTimeline } from "../planning/timeline-reader.ts";
+import { planRecipeChain, type RecipeChain, type RecipeChainOptions } from "../procedural/recipe-chain.ts";
+import {
+  getProceduresByTaxonomyPrefix,
+  getProcedureVersions,
+  getTopProcedures,
+  markProcedureHelpful,
+  retrieveProcedure,
+  upsertProceduralKnowledge,
+  type UpsertProcedureResult,
+} from "../procedural/procedures.ts";
 import { initSchema, readSchemaVersion } from "./schema.ts";
 import { GllamError } from "./errors.ts";
 import { readStats, type StoreStats } from "./stats.ts";
 import { Store, type StoreOptions } from "./store.ts";
-import { checkpointWAL, startWALCheckpointManager, type CheckpointMode, type CheckpointResult, type WALCheckpointManager } from "./wal.ts";
+import {
+  checkpointWAL,
+  startWALCheckpointManager,
+  type CheckpointMode,
+  type CheckpointResult,
+  type WALCheckpointManager,
+  type WALCheckpointOptions,
+} from "./wal.ts";
 
 export type GllamOptions = StoreOptions & {
   /**
@@ -79,6 +125,10 @@ export type GllamOptions = StoreOptions & {
   staticEmbedder?: StaticEmbedder | null;
   /** Agentic memory configuration; default: config/agentic_memory_prompts.json as shipped. */
   config?: AgenticMemoryConfig;
+  /** Where generated PDDL domains are written (default bench/pddl_domains); null writes none. */
+  pddlDomainsDir?: string | null;
+  /** Called on open when the stored vectors come from another model than the embedder (seed: vector space drift). */
+  onEmbeddingDrift?: (check: EmbeddingModelCheck) => void;
 };
 
 /**
@@ -90,15 +140,23 @@ export class Gllam {
   /** Embeds nodes; it is also the model tier unless it is the static embedder. */
   readonly embedder: Embedder;
   readonly config: AgenticMemoryConfig;
+  readonly pddlDomainsDir: string | null;
   #static: StaticEmbedder | (() => StaticEmbedder) | undefined;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
 
-  private constructor(store: Store, embedder: Embedder, staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined, config: AgenticMemoryConfig) {
+  private constructor(
+    store: Store,
+    embedder: Embedder,
+    staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined,
+    config: AgenticMemoryConfig,
+    pddlDomainsDir: string | null,
+  ) {
     this.store = store;
     this.embedder = embedder;
     this.#static = staticTier;
     this.config = config;
+    this.pddlDomainsDir = pddlDomainsDir;
   }
 
   /** Opens (creating when allowed) and initialises the schema unless read-only. */
@@ -120,7 +178,18 @@ export class Gllam {
       });
       staticTier = () => loadStaticEmbedder(path);
     }
-    return new Gllam(store, options.embedder ?? createLocalModelEmbedder(), staticTier, options.config ?? defaultAgenticMemoryConfig());
+    const gllam = new Gllam(
+      store,
+      options.embedder ?? createLocalModelEmbedder(),
+      staticTier,
+      options.config ?? defaultAgenticMemoryConfig(),
+      options.pddlDomainsDir === undefined ? DEFAULT_PDDL_DOMAINS_DIR : options.pddlDomainsDir,
+    );
+    if (options.onEmbeddingDrift) {
+      const check = gllam.checkEmbeddingModelVersion();
+      if (check.drift) options.onEmbeddingDrift(check);
+    }
+    return gllam;
   }
 
   /** The static tier's embedder (loaded on first use), if the static tier is on. */
@@ -163,9 +232,9 @@ export class Gllam {
   }
 
   /** One manager per engine; starting again replaces the previous one. Stopped by close(). */
-  startWALCheckpointManager(intervalMs: number): WALCheckpointManager {
+  startWALCheckpointManager(intervalMs: number, options?: WALCheckpointOptions): WALCheckpointManager {
     this.#checkpointManager?.stop();
-    this.#checkpointManager = startWALCheckpointManager(this.store.db(), this.store.path, intervalMs);
+    this.#checkpointManager = startWALCheckpointManager(this.store.db(), this.store.path, intervalMs, options);
     return this.#checkpointManager;
   }
 
@@ -327,9 +396,17 @@ export class Gllam {
     return getEpisodesInWindow(this.store, start, end, options);
   }
 
-  /** Parses every file first, then writes each in one transaction (`gllam ingest`). */
-  ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
-    return ingestFiles(this.store, paths, { ...options, staticEmbedder: this.staticEmbedder }, onProgress);
+  /**
+   * Parses every file first, then writes each in one transaction (`gllam ingest`). The WAL
+   * checkpoint manager runs meanwhile (this engine's, else one for the ingest), so it stays bounded.
+   */
+  async ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+    const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
+    try {
+      return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
+    } finally {
+      own?.stop();
+    }
   }
 
   /** Links every episode of a scope to the nodes it mentions (after nodes were added). */
@@ -383,6 +460,56 @@ export class Gllam {
     return reembedAll(this.store, { ...tiers, model: tiers.model && (this.#pool?.embedder ?? tiers.model) }, options);
   }
 
+  /** Seed: ReembedAllSemanticNodes (it re-embeds episodes too: one vector space per file). */
+  reembedAllSemanticNodes(options?: ReembedOptions): Promise<ReembedReport> {
+    return this.reembedAll(options);
+  }
+
+  // ---------------------------------------------------------------- ontology and sleep cycle (issue 6)
+  /** Seed: GetNodesByTaxonomyPrefix. Nodes at the path or below it (case-insensitive), in path order. */
+  getNodesByTaxonomyPrefix(prefix: string, options?: TaxonomyPrefixOptions): SemanticNode[] {
+    return getNodesByTaxonomyPrefix(this.store, prefix, options);
+  }
+
+  /** Seed: DetectTaxonomyCycles (Kahn's algorithm over is_a / subclass_of). */
+  detectTaxonomyCycles(options?: { scope?: string }): TaxonomyCycleReport {
+    return detectTaxonomyCycles(this.store, options);
+  }
+
+  /** Seed: WouldCreateTaxonomyCycle. addEdge refuses such a link with E_TAXONOMY_CYCLE. */
+  wouldCreateTaxonomyCycle(childId: string, parentId: string): CycleCheck {
+    return wouldCreateTaxonomyCycle(this.store, childId, parentId);
+  }
+
+  /** Seed: ProcessUncategorizedBatch. Files up to n orphans under categories (by embeddings, or a Categorizer). */
+  processUncategorizedBatch(n = 50, options?: UncategorizedBatchOptions): Promise<UncategorizedBatchReport> {
+    return processUncategorizedBatch(this.store, this.embedder, n, options);
+  }
+
+  /** Seed: ConsolidateTaxonomyBranch. Resumes the same move if a crash interrupted it. */
+  consolidateTaxonomyBranch(from: string, to: string, options?: ConsolidationOptions): Promise<ConsolidationReport> {
+    return consolidateTaxonomyBranch(this.store, from, to, options);
+  }
+
+  resumeTaxonomyConsolidations(options?: ConsolidationOptions): Promise<ConsolidationReport[]> {
+    return resumeTaxonomyConsolidations(this.store, options);
+  }
+
+  /** Seed: DiscoverTaxonomyMergeCandidates (names and embeddings). */
+  discoverTaxonomyMergeCandidates(options?: MergeDiscoveryOptions): Promise<TaxonomyMergeCandidate[]> {
+    return discoverTaxonomyMergeCandidates(this.store, this.embedder, options);
+  }
+
+  /** Seed: SimulateRandomTraceTests. */
+  simulateRandomTraceTests(traceCount: number, options?: TraceTestOptions): TraceTestReport {
+    return simulateRandomTraceTests(this.store, traceCount, options);
+  }
+
+  /** Seed: EnterMemorySleepCycle. */
+  enterMemorySleepCycle(traceCount = 10, options?: SleepCycleOptions): Promise<SleepCycleReport> {
+    return enterMemorySleepCycle(this.store, this.embedder, traceCount, options);
+  }
+
   // ---------------------------------------------------------------- retrieval
   /** Hybrid episode search (BM25 + static and model vectors, fused by weighted RRF, neighbour-boosted). */
   searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
@@ -391,5 +518,71 @@ export class Gllam {
 
   recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, this.tiers, query, options);
+  }
+
+  // ---------------------------------------------------------------- procedural and planning
+  upsertProceduralKnowledge(procedure: ProcedureInput): UpsertProcedureResult {
+    return upsertProceduralKnowledge(this.store, procedure);
+  }
+
+  markProcedureHelpful(taskType: string, helpful: boolean, scope?: string): ProceduralKnowledge {
+    return markProcedureHelpful(this.store, taskType, helpful, scope);
+  }
+
+  /** The recipe for a task type; counts one more application. */
+  retrieveProcedure(taskType: string, scope?: string): ProceduralKnowledge | undefined {
+    return retrieveProcedure(this.store, taskType, scope);
+  }
+
+  getTopProcedures(limit = 10, scope?: string): ProceduralKnowledge[] {
+    return getTopProcedures(this.store, limit, scope);
+  }
+
+  getProceduresByTaxonomyPrefix(prefix: string, scope?: string): ProceduralKnowledge[] {
+    return getProceduresByTaxonomyPrefix(this.store, prefix, scope);
+  }
+
+  getProcedureVersions(taskType: string, scope?: string): ProceduralVersionRow[] {
+    return getProcedureVersions(this.store, taskType, scope);
+  }
+
+  /** Solves two PDDL files (native, bfs, fast-downward or auto); the plan is validated by simulation. */
+  planFiles(domainFile: string, problemFile: string, options?: PlanFilesOptions): Promise<PlanResult> {
+    return planFiles(domainFile, problemFile, options);
+  }
+
+  /** The chain of recipes (procedures with PDDL actions) that reaches a goal such as ["(deployed caddy)"]. */
+  planProcedures(goal: string[], options: RecipeChainOptions = {}): RecipeChain {
+    return planRecipeChain(this.store, goal, { pddlDomainsDir: this.pddlDomainsDir, ...options });
+  }
+
+  /** Orders the scope's events consistently with every temporal link and valid time, or reports the contradiction; writes the PDDL. */
+  orderTimeline(scope?: string): TimelineOrder & { files?: PersistedTask } {
+    const { events, links } = readTimeline(this.store, scope);
+    const timeline = buildTimeline(events, links);
+    const files = this.pddlDomainsDir === null ? undefined : this.#persistTimeline(timeline, scope);
+    return { ...orderTimeline(timeline), ...(files ? { files } : {}) };
+  }
+
+  #persistTimeline(timeline: ReturnType<typeof buildTimeline>, scope = "default"): PersistedTask {
+    const { domain, problem } = compileTimelinePddl(timeline);
+    return persistPddlTask(this.pddlDomainsDir!, `timeline ${scope}`, domain, problem);
+  }
+
+  /** Which of two events (id or name) started first, and the chain of links that forces it. */
+  whichCameFirst(a: string, b: string, scope?: string): FirstAnswer {
+    const { events, links } = readTimeline(this.store, scope);
+    return whichCameFirst(events, links, resolveEvent(events, a), resolveEvent(events, b));
+  }
+
+  whatHappenedBetween(a: string, b: string, scope?: string): { necessarily: string[]; possibly: string[] } {
+    const { events, links } = readTimeline(this.store, scope);
+    return whatHappenedBetween(events, links, resolveEvent(events, a), resolveEvent(events, b));
+  }
+
+  /** Could the events have started in this order? A witness ordering, or the links it contradicts. */
+  isOrderPossible(sequence: string[], scope?: string): OrderAnswer {
+    const { events, links } = readTimeline(this.store, scope);
+    return isOrderPossible(events, links, sequence.map((ref) => resolveEvent(events, ref)));
   }
 }

@@ -34,6 +34,8 @@ export function walSizeBytes(dbPath: string): number {
 
 export type WALCheckpointManager = {
   stop(): void;
+  /** Checkpoints now (as the timer would); skipped, returning undefined, inside a transaction. */
+  tick(): CheckpointResult | undefined;
   /** Checkpoints run so far, and the last result (for stats and tests). */
   readonly runs: number;
   readonly last: CheckpointResult | undefined;
@@ -59,14 +61,17 @@ export function startWALCheckpointManager(
   }
   const truncateAbove = options.truncateAboveBytes ?? 64 * 1024 * 1024;
   const state = { runs: 0, last: undefined as CheckpointResult | undefined };
-  const timer = setInterval(() => {
-    if (db.inTransaction) return;
+  const tick = () => {
+    if (db.inTransaction) return undefined;
     state.last = checkpointWAL(db, walSizeBytes(dbPath) > truncateAbove ? "TRUNCATE" : "PASSIVE");
     state.runs++;
-  }, intervalMs);
+    return state.last;
+  };
+  const timer = setInterval(tick, intervalMs);
   timer.unref();
   return {
     stop: () => clearInterval(timer),
+    tick,
     get runs() {
       return state.runs;
     },

@@ -3,6 +3,7 @@
  * file written in one transaction, so a file is either all in or not at all.
  */
 import type { Store } from "../engine/store.ts";
+import type { WALCheckpointManager } from "../engine/wal.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { insertEpisodes, parseEpisodes } from "./episodes.ts";
 import { readSourceFile, type ReadSourceOptions } from "./formats/read-source.ts";
@@ -38,21 +39,27 @@ export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnit
   });
 }
 
-export async function ingestFiles(
-  store: Store,
-  paths: string[],
-  options: ReadSourceOptions & { staticEmbedder?: StaticEmbedder } = {},
-  onProgress?: IngestProgress,
-): Promise<IngestReport> {
+export type IngestOptions = ReadSourceOptions & {
+  /** Checkpointed after every file, so the WAL stays near one file's transaction however many files there are. */
+  walCheckpoints?: Pick<WALCheckpointManager, "tick">;
+  /** Gives new episodes static vectors in their file's transaction. */
+  staticEmbedder?: StaticEmbedder;
+};
+
+export async function ingestFiles(store: Store, paths: string[], options: IngestOptions = {}, onProgress?: IngestProgress): Promise<IngestReport> {
   const started = performance.now();
   // Parse everything first: a bad file fails the command before any file is written.
   const parsed = await Promise.all(paths.map(async (path) => ({ path, source: await readSourceFile(path, options) })));
   const total = parsed.reduce((n, { source }) => n + source.units.reduce((m, unit) => m + unit.episodes.length, 0), 0);
   let done = 0;
-  const files = parsed.map(({ path, source }) => {
+  const files: FileIngestReport[] = [];
+  for (const { path, source } of parsed) {
     const counts = writeUnits(store, source.units, { staticEmbedder: options.staticEmbedder, onSlice: (written) => onProgress?.((done += written), total, path) });
-    return { path, format: source.format, ...counts, bad: source.bad };
-  });
+    files.push({ path, format: source.format, ...counts, bad: source.bad });
+    options.walCheckpoints?.tick();
+    // A turn of the event loop between files: timers (the checkpoint manager's too) and progress output run.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return { files, episodes: sum("episodes"), inserted: sum("inserted"), duplicates: sum("duplicates"), seconds: (performance.now() - started) / 1000 };
 }

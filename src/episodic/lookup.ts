@@ -33,10 +33,10 @@ function filterParams(filter: EpisodeFilter) {
 export const hasFilter = (filter: EpisodeFilter) =>
   filter.start !== undefined || filter.end !== undefined || filter.nodeIds !== undefined || filter.sessionId !== undefined;
 
-/** Distinct speaker names of a scope (index-backed), for speaker-aware queries. */
+/** The speaker names of a scope (kept by triggers in episode_speakers), for speaker-aware queries. */
 export function listSpeakers(db: Database, scope: string): string[] {
   return db
-    .query<{ speaker: string }, [string]>("SELECT DISTINCT speaker FROM episodes WHERE scope = ? AND speaker <> ''")
+    .query<{ speaker: string }, [string]>("SELECT speaker FROM episode_speakers WHERE scope = ?")
     .all(scope)
     .map((row) => row.speaker);
 }

@@ -5,10 +5,9 @@
  */
 import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
-import { readMetadata, writeMetadata } from "../engine/metadata.ts";
-import { ensureVectorTables, hasVectorTables } from "../engine/schema.ts";
+import { hasVectorTables } from "../engine/schema.ts";
 import type { Embedder } from "../embed/embedder.ts";
-import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
+import { claimVectorSpace } from "../semantic/node-vectors.ts";
 
 /** Long texts are embedded by their opening: it carries the topic, and model cost grows with length. */
 export const MAX_EMBED_CHARS = 2000;
@@ -39,9 +38,7 @@ export function writeEpisodeVectors(store: Store, embedder: Embedder, episodes: 
   if (episodes.length === 0) return;
   const db = store.db();
   store.transaction(() => {
-    assertSameEmbeddingModel(db, embedder);
-    ensureVectorTables(db, vectors[0]!.length);
-    if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
+    claimVectorSpace(db, embedder, vectors[0]!.length);
     const remove = db.query("DELETE FROM episode_vectors WHERE episode_id = ?");
     const insert = db.query("INSERT INTO episode_vectors (episode_id, scope, embedding) VALUES (?, ?, ?)");
     const dequeue = db.query("DELETE FROM episode_vector_queue WHERE episode_id = ?");

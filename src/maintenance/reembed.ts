@@ -6,6 +6,7 @@
  */
 import type { Store } from "../engine/store.ts";
 import { hasVectorTables } from "../engine/schema.ts";
+import type { Embedder } from "../embed/embedder.ts";
 import { fillStaticVectors } from "../episodic/static-vectors.ts";
 import { startVectorFiller } from "../episodic/vectors.ts";
 import type { EmbeddingTiers } from "../retrieval/search-episodes.ts";
@@ -21,7 +22,8 @@ export type ReembedReport = {
   staticReset: boolean;
   staticEpisodes: number;
 };
-export type ReembedOptions = { force?: boolean; concurrency?: number; onProgress?: (done: number, remaining: number) => void };
+export type ReembedProgress = { phase: "nodes" | "episodes"; done: number; total: number };
+export type ReembedOptions = { force?: boolean; concurrency?: number; onProgress?: (progress: ReembedProgress) => void };
 
 const NODE_BATCH = 256;
 
@@ -43,6 +45,21 @@ function nodesWithoutVectors(store: Store): string[] {
   return db.query<{ id: string }, []>(sql).all().map((row) => row.id);
 }
 
+/** Node batches in flight at once, one per worker of a pool embedder; each batch is stored in its own transaction. */
+async function embedNodes(store: Store, embedder: Embedder, nodeIds: string[], options: ReembedOptions): Promise<void> {
+  let next = 0;
+  let done = 0;
+  const lane = async () => {
+    while (next < nodeIds.length) {
+      const batch = nodeIds.slice(next, (next += NODE_BATCH));
+      await storeNodeEmbeddings(store, embedder, batch);
+      done += batch.length;
+      options.onProgress?.({ phase: "nodes", done, total: nodeIds.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
+}
+
 /**
  * seed: reembedAllSemanticNodes (and episodes, both tiers). Nodes take the model tier's vectors, or
  * the static ones when the static tier is the only one. Without drift and without force it only
@@ -57,11 +74,14 @@ export async function reembedAll(store: Store, tiers: EmbeddingTiers, options: R
   const reset = check.drift || options.force === true;
   if (reset) resetVectors(store);
   const nodeIds = nodesWithoutVectors(store);
-  for (let i = 0; i < nodeIds.length; i += NODE_BATCH) await storeNodeEmbeddings(store, embedder, nodeIds.slice(i, i + NODE_BATCH));
+  await embedNodes(store, embedder, nodeIds, options);
   const report = { reset, previousModel: check.previousModel, model: embedder.modelVersion, nodes: nodeIds.length, episodes: 0, ...statics };
   // Without a model tier, episodes have static vectors only.
   if (!tiers.model) return report;
-  const filler = startVectorFiller(store, embedder, { concurrency: options.concurrency, onProgress: options.onProgress });
+  const filler = startVectorFiller(store, embedder, {
+    concurrency: options.concurrency,
+    onProgress: (done, remaining) => options.onProgress?.({ phase: "episodes", done, total: done + remaining }),
+  });
   try {
     return { ...report, episodes: await filler.waitForEmbeddings() };
   } finally {

@@ -14,6 +14,7 @@ import { recordFallacies, type RecordedFallacy } from "./fallacy-nodes.ts";
 import { insertLink, readLink } from "./links.ts";
 import { readNode } from "./nodes.ts";
 import { checkLinkShape, semanticPolicy, type SemanticPolicy } from "./policy.ts";
+import { assertNoTaxonomyCycle } from "./taxonomy.ts";
 import { settleExclusiveClaim, type SettleAction, type Settlement } from "./resolution.ts";
 
 export type AddEdgeAction = SettleAction | "duplicate";
@@ -58,6 +59,7 @@ export function addEdge(store: Store, input: LinkInput, options: AddEdgeOptions)
   checkLinkShape(policy, link);
   return store.transaction(() => {
     const names = checkEndpoints(store, link);
+    assertNoTaxonomyCycle(store, link, now);
     const trustWeight = claimTrust(store, link, input.trustWeight !== undefined);
     const validFrom = link.validFrom ?? now;
     const { findings, impact } = assessClaim(store, link, names, policy, options.judgedFallacies ?? []);

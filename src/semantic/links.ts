@@ -82,7 +82,7 @@ export function insertLink(store: Store, link: NewLinkRow, now: number): number 
 }
 
 /** Relationships the engine itself writes (contradictions, resolutions, fallacies, sources, senses). */
-export const ENGINE_RELATIONSHIPS = ["contradicts", "resolves_conflict", "subverts_claim", "flags_fallacy", "attacks_source", "sense_of", "is_a"] as const;
+export const ENGINE_RELATIONSHIPS = ["contradicts", "resolves_conflict", "subverts_claim", "flags_fallacy", "attacks_source", "sense_of", "is_a", "subclass_of"] as const;
 
 /** A link the engine derives (never subject to conflict rules); its reason is kept in metadata. */
 export function insertEngineLink(

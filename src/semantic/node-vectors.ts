@@ -33,6 +33,16 @@ export function assertSameEmbeddingModel(db: Database, embedder: Embedder): void
   }
 }
 
+/**
+ * Before writing vectors, inside the write transaction (another process may be writing too): the
+ * stored vectors must come from this embedder's model; the first vectors fix the model and dimension.
+ */
+export function claimVectorSpace(db: Database, embedder: Embedder, dims: number): void {
+  assertSameEmbeddingModel(db, embedder);
+  ensureVectorTables(db, dims);
+  if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
+}
+
 /** Embeds nodes in one batch and stores their vectors (replacing older ones). Returns how many were stored. */
 export async function storeNodeEmbeddings(store: Store, embedder: Embedder, nodeIds: string[]): Promise<number> {
   const nodes = readNodes(store, nodeIds);
@@ -43,9 +53,7 @@ export async function storeNodeEmbeddings(store: Store, embedder: Embedder, node
   const db = store.db();
   // Checked inside the write transaction: another process may be storing vectors at the same time.
   store.transaction(() => {
-    assertSameEmbeddingModel(db, embedder);
-    ensureVectorTables(db, vectors[0]!.length);
-    if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
+    claimVectorSpace(db, embedder, vectors[0]!.length);
     const remove = db.query("DELETE FROM semantic_embeddings WHERE node_id = ?");
     const insert = db.query("INSERT INTO semantic_embeddings (node_id, scope, embedding) VALUES (?, ?, ?)");
     nodes.forEach((node, i) => {
@@ -88,4 +96,38 @@ export function knnNodes(db: Database, vector: Float32Array, limit: number, scop
        ORDER BY v.distance`,
     )
     .all(vector, limit, scope);
+}
+
+/** Stored vectors of these nodes (those that have one). */
+export function readNodeVectors(db: Database, nodeIds: readonly string[]): Map<string, Float32Array> {
+  if (nodeIds.length === 0 || !hasVectorTables(db)) return new Map();
+  const rows = db
+    .query<{ nodeId: string; embedding: Uint8Array }, [string]>(
+      "SELECT node_id AS nodeId, embedding FROM semantic_embeddings WHERE node_id IN (SELECT value FROM json_each(?))",
+    )
+    .all(JSON.stringify(nodeIds));
+  // Copied: the blob's buffer may not be 4-byte aligned.
+  return new Map(rows.map((row) => [row.nodeId, new Float32Array(Uint8Array.from(row.embedding).buffer)]));
+}
+
+/** Vectors for these nodes from the active embedder: stored ones, the rest embedded and stored now. */
+export async function ensureNodeVectors(store: Store, embedder: Embedder, nodeIds: readonly string[]): Promise<Map<string, Float32Array>> {
+  assertSameEmbeddingModel(store.dbRO(), embedder);
+  const stored = readNodeVectors(store.dbRO(), nodeIds);
+  const missing = nodeIds.filter((id) => !stored.has(id));
+  for (let i = 0; i < missing.length; i += 256) await storeNodeEmbeddings(store, embedder, missing.slice(i, i + 256));
+  return missing.length === 0 ? stored : readNodeVectors(store.dbRO(), nodeIds);
+}
+
+/** Cosine similarity of two vectors of one length (0 when either is all zeros). */
+export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }

@@ -5,13 +5,13 @@ import { NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/ty
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
 import { nameKeys } from "./names.ts";
 
-type NodeRow = Omit<SemanticNode, "aliases" | "metadata" | "isCategory"> & { aliases: string; metadata: string; isCategory: number };
+export type NodeRow = Omit<SemanticNode, "aliases" | "metadata" | "isCategory"> & { aliases: string; metadata: string; isCategory: number };
 
-const NODE_COLUMNS = `id, scope, name, type, aliases, context_prompt AS contextPrompt, taxonomy_path AS taxonomyPath,
+export const NODE_COLUMNS = `id, scope, name, type, aliases, context_prompt AS contextPrompt, taxonomy_path AS taxonomyPath,
   is_category AS isCategory, caveat_summary AS caveatSummary, valid_from AS validFrom, valid_until AS validUntil,
   metadata, created_at AS createdAt, updated_at AS updatedAt`;
 
-function toNode(row: NodeRow): SemanticNode {
+export function toNode(row: NodeRow): SemanticNode {
   return {
     ...row,
     aliases: parseJsonColumn<string[]>(row.aliases, []),

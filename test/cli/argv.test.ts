@@ -6,6 +6,8 @@ describe("normalizeArgv", () => {
     [["-seed"], ["seed"]],
     [["--seed", "--db", "x.db"], ["seed", "--db", "x.db"]],
     [["--db", "x.db", "-seed"], ["seed", "--db", "x.db"]],
+    [["sleep", "--seed", "7", "--db", "x.db"], ["sleep", "--seed", "7", "--db", "x.db"]],
+    [["--db", "x.db", "sleep", "--seed", "7"], ["sleep", "--db", "x.db", "--seed", "7"]],
     [["--recall", "how to deploy caddy", "--entity", "caddy"], ["recall", "how to deploy caddy", "--entity", "caddy"]],
     [["--embeddings-server", "http://h:8080", "--recall", "web server", "-entity", "caddy"], ["recall", "web server", "--embeddings-server", "http://h:8080", "--entity", "caddy"]],
     [["--recall=web server"], ["recall", "web server"]],

@@ -81,3 +81,18 @@ describe("episodic store", () => {
     gllam.close();
   });
 });
+
+describe("speakers of a scope", () => {
+  test("kept by triggers as episodes come and go", async () => {
+    const { listSpeakers } = await import("../../src/episodic/lookup.ts");
+    const gllam = await openTempGllam(dir);
+    gllam.addEpisodes([...turns, { scope: "other", sessionId: "x", seq: 0, speaker: "Cy", content: "hello" }]);
+    expect(listSpeakers(gllam.dbRO(), "default").sort()).toEqual(["Ann", "Bob"]);
+    gllam.db().run("DELETE FROM episodes WHERE speaker = 'Bob'");
+    expect(listSpeakers(gllam.dbRO(), "default")).toEqual(["Ann"]);
+    gllam.db().run("DELETE FROM episodes WHERE speaker = 'Ann' AND session_id = 's1'");
+    expect(listSpeakers(gllam.dbRO(), "default")).toEqual(["Ann"]);
+    expect(listSpeakers(gllam.dbRO(), "other")).toEqual(["Cy"]);
+    gllam.close();
+  });
+});

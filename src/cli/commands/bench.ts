@@ -1,12 +1,19 @@
 import { defineCommand, type CommandDef } from "citty";
 import { graphBenchCommand } from "../../bench/graph.ts";
+import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
+import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
 
 /**
  * `gllam bench <name>`: the benchmark drivers compiled into the binary (src/bench/). Each memory
  * layer adds its driver here; bench/<name>/run.sh runs them on the shared data.
  */
-export const benchSubCommands: Record<string, CommandDef<any>> = { retrieval: benchRetrievalCommand, graph: graphBenchCommand };
+export const benchSubCommands: Record<string, CommandDef<any>> = {
+  retrieval: benchRetrievalCommand,
+  graph: graphBenchCommand,
+  planner: benchPlannerCommand,
+  taxonomy: taxonomyBenchCommand,
+};
 
 export const benchCommand = defineCommand({
   meta: { name: "bench", description: "Run a benchmark driver and print or write its JSON figures" },

@@ -7,12 +7,12 @@ import { formatDay, formatLink } from "../../retrieval/format.ts";
 import type { AddEdgeResult } from "../../semantic/add-edge.ts";
 import type { LinkVersion } from "../../semantic/history.ts";
 import { normalizeEntityName } from "../../semantic/names.ts";
-import { globalArgs, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
 
 export const optionalTime = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseInput(TimestampSchema, value, flag));
 
-const scopeArg = { scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } } as const;
-const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
+const scopeArgs = { scope: scopeArg } as const;
+export const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
 
 /** The node a name (or id, or alias) means; ambiguous names are refused with their candidates. */
 export function nodeNamed(gllam: Gllam, name: string, scope: string | undefined, create = false): { id: string; created: boolean } {
@@ -53,7 +53,7 @@ const addCommand = defineCommand({
     rationale: { type: "string", description: "Why this overrides an established fact", valueHint: "text" },
     proof: { type: "string", description: "Explicit proof of a dependency", valueHint: "text" },
     trust: { type: "string", description: "Trust weight 10..1000 (default: the source's, else 500)", valueHint: "n" },
-    ...scopeArg,
+    ...scopeArgs,
     ...jsonArg,
     ...globalArgs,
   },
@@ -100,7 +100,7 @@ const listCommand = defineCommand({
     node: { type: "positional", description: "Node (name, id or alias)", required: true },
     "as-of": { type: "string", description: "World time the facts must hold at (ISO-8601)", valueHint: "date" },
     "known-at": { type: "string", description: "System time: what the engine believed then", valueHint: "date" },
-    ...scopeArg,
+    ...scopeArgs,
     ...jsonArg,
     ...globalArgs,
   },
@@ -138,7 +138,7 @@ const historyCommand = defineCommand({
   args: {
     src: { type: "positional", description: "Subject node (name, id or alias)", required: true },
     rel: { type: "positional", description: "Relationship", required: true },
-    ...scopeArg,
+    ...scopeArgs,
     ...jsonArg,
     ...globalArgs,
   },

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
 import type { ForgetReport, ForgetTarget } from "../../semantic/forget.ts";
-import { globalArgs, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
 import { nodeNamed } from "./fact.ts";
 
 function formatReport(report: ForgetReport): string {
@@ -22,7 +22,7 @@ const forgetKind = (kind: "node" | "link" | "source") =>
     meta: { name: kind, description: `Forget a ${kind} and everything derived only from it` },
     args: {
       id: { type: "positional", description: kind === "node" ? "Node (name, id or alias)" : `${kind} id`, required: true },
-      scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
+      scope: scopeArg,
       json: { type: "boolean", description: "Print the report as JSON" },
       ...globalArgs,
     },

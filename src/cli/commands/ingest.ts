@@ -5,7 +5,7 @@ import type { IngestReport } from "../../episodic/ingest.ts";
 import { staticTierState } from "../../episodic/static-vectors.ts";
 import { FORMAT_NAMES } from "../../episodic/formats/source.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { globalArgs, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
 
 export const FormatArgSchema = v.picklist(["auto", ...FORMAT_NAMES], `must be one of auto, ${FORMAT_NAMES.join(", ")}`);
 export const CountArgSchema = v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(64));
@@ -28,7 +28,7 @@ export const ingestCommand = defineCommand({
   args: {
     files: { type: "positional", description: "Files to ingest", required: true },
     format: { type: "string", description: "auto (default), jsonl, locomo, longmemeval, beam, markdown or text", valueHint: "name" },
-    scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
+    scope: scopeArg,
     session: { type: "string", description: "Session id for markdown/text files and JSONL lines without one", valueHint: "id" },
     "skip-bad": { type: "boolean", description: "List bad records and keep the rest (default: a bad record fails its file, nothing written)" },
     wait: { type: "boolean", description: "Give the new episodes model vectors before exiting (default: later, by `gllam reembed` or a running pool; static vectors are always written at once)" },

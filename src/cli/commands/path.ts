@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
 import { formatLink } from "../../retrieval/format.ts";
-import { globalArgs, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
 import { nodeNamed, optionalTime } from "./fact.ts";
 
 export const pathCommand = defineCommand({
@@ -11,7 +11,7 @@ export const pathCommand = defineCommand({
     b: { type: "positional", description: "To (name, id or alias)", required: true },
     "max-hops": { type: "string", description: "Longest chain to look for (default 4)", valueHint: "n" },
     "as-of": { type: "string", description: "World time the links must hold at", valueHint: "date" },
-    scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
+    scope: scopeArg,
     json: { type: "boolean", description: "Print the result as JSON" },
     ...globalArgs,
   },

@@ -3,7 +3,7 @@ import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { TimestampSchema } from "../../memory/types.ts";
 import { formatRecallMarkdown } from "../../retrieval/format.ts";
-import { globalArgs, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, withEngine } from "../context.ts";
 
 const asList = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
 
@@ -21,7 +21,7 @@ export const recallCommand = defineCommand({
     query: { type: "positional", description: "What to recall (several words may follow unquoted)", required: true },
     entity: { type: "string", description: "An entity the query is about (name, id or alias; repeatable)", valueHint: "name" },
     k: { type: "string", description: "How many similar nodes to list (default 5)", valueHint: "n" },
-    scope: { type: "string", description: "Memory scope (default: default)", valueHint: "scope" },
+    scope: scopeArg,
     "as-of": { type: "string", description: "Read facts as they held at this date, and only episodes up to it (ISO-8601)", valueHint: "date" },
     window: { type: "string", description: "Only episodes in [START, END): START..END, START.. or ..END (ISO-8601 dates)", valueHint: "range" },
     episodes: { type: "string", description: "How many episodes to list (default 10; 0 for none)", valueHint: "n" },

@@ -15,15 +15,23 @@ export const reembedCommand = defineCommand({
   },
   run: ({ args }) => {
     const workers = args.workers === undefined ? 2 : parseInput(CountArgSchema, args.workers, "--workers");
-    return withEngine(args, { create: false }, async (gllam) => {
+    return withEngine(args, { create: false, quietDrift: true }, async (gllam) => {
       const tty = process.stdout.isTTY === true;
+      const check = gllam.checkEmbeddingModelVersion();
+      if (check.drift) console.log(`vector space drift: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; re-embedding everything`);
       gllam.startEmbeddingWorkerPool(workers);
-      const report = await gllam.reembedAll({
+      let phase: string | undefined;
+      const report = await gllam.reembedAllSemanticNodes({
         force: args.force,
         concurrency: workers,
-        onProgress: (done, remaining) => tty && process.stdout.write(`\rembedded ${done} episodes, ${remaining} to go\x1b[K`),
+        onProgress: (p) => {
+          if (!tty) return;
+          if (phase && phase !== p.phase) process.stdout.write("\n");
+          phase = p.phase;
+          process.stdout.write(`\rembedded ${p.done}/${p.total} ${p.phase} (${Math.floor((100 * p.done) / Math.max(1, p.total))}%)\x1b[K`);
+        },
       });
-      if (tty) process.stdout.write("\n");
+      if (tty && phase) process.stdout.write("\n");
       const change = report.reset ? `re-embedded everything (${report.previousModel ?? "no model"} -> ${report.model})` : `filled missing vectors (${report.model})`;
       console.log(`${change}: ${report.nodes} nodes, ${report.episodes} episodes`);
       if (gllam.staticEmbedder) {

@@ -1,0 +1,39 @@
+import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { walSizeBytes } from "../../src/engine/wal.ts";
+import { tinyEmbedder } from "../semantic/fixtures.ts";
+import { makeTempDir, openTempGllam } from "../helpers.ts";
+
+const dir = makeTempDir();
+const FILES = Array.from({ length: 6 }, (_, f) => {
+  const path = join(dir, `bulk-${f}.jsonl`);
+  const lines = Array.from({ length: 1500 }, (_, i) =>
+    JSON.stringify({ session_id: `s${f}-${i % 20}`, speaker: i % 2 ? "Ann" : "Bob", content: `File ${f} turn ${i}: ${"the ferry to Tangier leaves at noon ".repeat(4)}` }),
+  );
+  writeFileSync(path, lines.join("\n"));
+  return path;
+});
+const LIMIT = 256 * 1024;
+
+test("bulk ingest runs the WAL checkpoint manager between files, so the WAL does not keep the bulk's size", async () => {
+  // Without a manager of its own the engine runs one with the default 64 MiB truncation threshold:
+  // the WAL keeps its high-water mark, one file's transaction.
+  const plain = await openTempGllam(dir, { embedder: tinyEmbedder });
+  await plain.ingestFiles(FILES);
+  const highWater = walSizeBytes(plain.path);
+  expect(highWater).toBeGreaterThan(LIMIT);
+  plain.close();
+
+  const managed = await openTempGllam(dir, { embedder: tinyEmbedder });
+  const manager = managed.startWALCheckpointManager(60_000, { truncateAboveBytes: LIMIT });
+  const report = await managed.ingestFiles(FILES);
+  expect(report.inserted).toBe(6 * 1500);
+  // One checkpoint per file (the timer's interval is a minute: these come from ingest itself).
+  expect(manager.runs).toBe(FILES.length);
+  expect(manager.last).toMatchObject({ busy: false });
+  // Each file's WAL is truncated once it is in (above the limit): none is left at the end.
+  expect(walSizeBytes(managed.path)).toBe(0);
+  expect(managed.stats().tables.episodes).toBe(6 * 1500);
+  managed.close();
+});
