@@ -68,7 +68,14 @@ export async function chooseTiers(args: GlobalArgs, env = readEnv()): Promise<Ch
   }
 }
 
-export type EngineMode = { readOnly?: boolean; create?: boolean; /** `gllam reembed` is the cure: it does not warn. */ quietDrift?: boolean };
+export type EngineMode = {
+  readOnly?: boolean;
+  create?: boolean;
+  /** `gllam reembed` is the cure: it does not warn. */
+  quietDrift?: boolean;
+  /** The command writes static vectors: build the table first, saying so (others never wait for it). */
+  staticTable?: boolean;
+};
 
 /** The one line a command prints (on stderr) when the stored vectors come from another model. */
 export const formatDriftWarning = (check: EmbeddingModelCheck) =>
@@ -82,9 +89,9 @@ export const formatDriftWarning = (check: EmbeddingModelCheck) =>
 export async function openEngine(args: GlobalArgs, mode: EngineMode): Promise<Gllam> {
   const env = readEnv();
   const configPath = args.config ?? env.GLLAM_CONFIG;
-  const { quietDrift, ...storeMode } = mode;
+  const { quietDrift, staticTable, ...storeMode } = mode;
   const tiers = await chooseTiers(args, env);
-  await ensureStaticTableNoisily();
+  if (staticTable) await ensureStaticTableNoisily();
   return Gllam.open(args.db ?? env.DATABASE_PATH ?? "gllam.db", {
     ...storeMode,
     embedder: tiers.embedder,

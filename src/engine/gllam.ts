@@ -16,7 +16,7 @@ import type {
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
 import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
-import { ensureStaticTable, loadStaticEmbedder } from "../embed/static/bundled-table.ts";
+import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { createPooledEmbedder } from "../embed/worker-pool.ts";
 import {
@@ -98,6 +98,7 @@ import {
   upsertProceduralKnowledge,
   type UpsertProcedureResult,
 } from "../procedural/procedures.ts";
+import { readMetadata } from "./metadata.ts";
 import { initSchema, readSchemaVersion } from "./schema.ts";
 import { GllamError } from "./errors.ts";
 import { readStats, type StoreStats } from "./stats.ts";
@@ -142,6 +143,8 @@ export class Gllam {
   readonly config: AgenticMemoryConfig;
   readonly pddlDomainsDir: string | null;
   #static: StaticEmbedder | (() => StaticEmbedder) | undefined;
+  /** The default static tier whose table is not built yet (see #ensureStaticTier). */
+  #staticPending: boolean;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
 
@@ -149,12 +152,14 @@ export class Gllam {
     store: Store,
     embedder: Embedder,
     staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined,
+    staticPending: boolean,
     config: AgenticMemoryConfig,
     pddlDomainsDir: string | null,
   ) {
     this.store = store;
     this.embedder = embedder;
     this.#static = staticTier;
+    this.#staticPending = staticPending;
     this.config = config;
     this.pddlDomainsDir = pddlDomainsDir;
   }
@@ -169,19 +174,17 @@ export class Gllam {
       store.close();
       throw error;
     }
-    let staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined = options.staticEmbedder ?? undefined;
-    if (options.staticEmbedder === undefined) {
-      // The table must exist before a synchronous ingest needs it; it is read on first use.
-      const path = await ensureStaticTable().catch((error) => {
-        store.close();
-        throw error;
-      });
-      staticTier = () => loadStaticEmbedder(path);
-    }
+    // A table already at hand (compiled in, cached, or named) is used; otherwise it is distilled
+    // only when something needs it (ingest, re-embedding, a file holding static vectors), so
+    // commands that never touch episodes do not wait for a distillation.
+    const located = options.staticEmbedder === undefined ? locateStaticTable() : undefined;
+    const staticTier: StaticEmbedder | (() => StaticEmbedder) | undefined =
+      options.staticEmbedder === undefined ? (located ? () => loadStaticEmbedder(located) : undefined) : (options.staticEmbedder ?? undefined);
     const gllam = new Gllam(
       store,
       options.embedder ?? createLocalModelEmbedder(),
       staticTier,
+      options.staticEmbedder === undefined && !located,
       options.config ?? defaultAgenticMemoryConfig(),
       options.pddlDomainsDir === undefined ? DEFAULT_PDDL_DOMAINS_DIR : options.pddlDomainsDir,
     );
@@ -192,7 +195,21 @@ export class Gllam {
     return gllam;
   }
 
-  /** The static tier's embedder (loaded on first use), if the static tier is on. */
+  /** Distils the default static table if it is not built yet (a source checkout's first ingest). */
+  async #ensureStaticTier(): Promise<void> {
+    if (!this.#staticPending) return;
+    const path = await ensureStaticTable();
+    this.#static = () => loadStaticEmbedder(path);
+    this.#staticPending = false;
+  }
+
+  /** The tiers for a read: the static table is needed only if this file holds static vectors. */
+  async #readTiers(): Promise<EmbeddingTiers> {
+    if (this.#staticPending && readMetadata(this.store.dbRO(), "static_model_version") !== undefined) await this.#ensureStaticTier();
+    return this.tiers;
+  }
+
+  /** The static tier's embedder (loaded on first use), if the static tier is on and its table built. */
   get staticEmbedder(): StaticEmbedder | undefined {
     if (typeof this.#static === "function") this.#static = this.#static();
     return this.#static;
@@ -401,6 +418,7 @@ export class Gllam {
    * checkpoint manager runs meanwhile (this engine's, else one for the ingest), so it stays bounded.
    */
   async ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+    await this.#ensureStaticTier();
     const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
     try {
       return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
@@ -455,7 +473,8 @@ export class Gllam {
   }
 
   /** Vectors for every node and episode from the active embedder (after a model change, or to fill gaps). */
-  reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
+  async reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
+    await this.#ensureStaticTier();
     const tiers = this.tiers;
     return reembedAll(this.store, { ...tiers, model: tiers.model && (this.#pool?.embedder ?? tiers.model) }, options);
   }
@@ -512,12 +531,12 @@ export class Gllam {
 
   // ---------------------------------------------------------------- retrieval
   /** Hybrid episode search (BM25 + static and model vectors, fused by weighted RRF, neighbour-boosted). */
-  searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
-    return searchEpisodes(this.store, this.tiers, query, options);
+  async searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
+    return searchEpisodes(this.store, await this.#readTiers(), query, options);
   }
 
-  recall(query: string, options?: RecallOptions): Promise<RecallResult> {
-    return recall(this.store, this.tiers, query, options);
+  async recall(query: string, options?: RecallOptions): Promise<RecallResult> {
+    return recall(this.store, await this.#readTiers(), query, options);
   }
 
   // ---------------------------------------------------------------- procedural and planning

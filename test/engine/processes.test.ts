@@ -7,7 +7,8 @@ import { localEmbedder, makeTempDir, REPO_ROOT } from "../helpers.ts";
 test("several processes creating and seeding one new file at once all succeed", async () => {
   const db = join(makeTempDir(), "shared.db");
   const runs = Array.from({ length: 3 }, () =>
-    Bun.spawn(["bun", join(REPO_ROOT, "src/cli/main.ts"), "seed", "--db", db], { stdout: "pipe", stderr: "pipe" }),
+    // Bun.spawn does not pass on changes to process.env (the test static table): give them explicitly.
+    Bun.spawn(["bun", join(REPO_ROOT, "src/cli/main.ts"), "seed", "--db", db], { env: { ...process.env }, stdout: "pipe", stderr: "pipe" }),
   );
   const results = await Promise.all(runs.map(async (p) => ({ code: await p.exited, stderr: await new Response(p.stderr).text() })));
   expect(results).toEqual(results.map(() => ({ code: 0, stderr: "" })));

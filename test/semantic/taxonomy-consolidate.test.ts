@@ -77,7 +77,7 @@ describe("consolidateTaxonomyBranch", () => {
     gllam.close();
 
     // A real process, killed with SIGKILL (no cleanup, possibly inside a transaction) after 5 committed batches.
-    const proc = Bun.spawn(["bun", join(REPO_ROOT, "test/fixtures/consolidate-branch.ts"), gllam.path, FROM, TO, "100", "40"], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["bun", join(REPO_ROOT, "test/fixtures/consolidate-branch.ts"), gllam.path, FROM, TO, "100", "40"], { env: { ...process.env }, stdout: "pipe", stderr: "pipe" });
     const reader = proc.stdout.getReader();
     let text = "";
     while (!/batch 5 /.test(text)) {

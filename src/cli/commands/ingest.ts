@@ -39,7 +39,7 @@ export const ingestCommand = defineCommand({
     const format = parseInput(FormatArgSchema, args.format ?? "auto", "--format");
     const workers = args.workers === undefined ? 2 : parseInput(CountArgSchema, args.workers, "--workers");
     const files = args._.map(String);
-    return withEngine(args, { create: true }, async (gllam) => {
+    return withEngine(args, { create: true, staticTable: true }, async (gllam) => {
       const tty = process.stdout.isTTY === true;
       let bar: ReturnType<typeof progress> | undefined;
       let reported = 0;

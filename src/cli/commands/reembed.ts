@@ -15,7 +15,7 @@ export const reembedCommand = defineCommand({
   },
   run: ({ args }) => {
     const workers = args.workers === undefined ? 2 : parseInput(CountArgSchema, args.workers, "--workers");
-    return withEngine(args, { create: false, quietDrift: true }, async (gllam) => {
+    return withEngine(args, { create: false, quietDrift: true, staticTable: true }, async (gllam) => {
       const tty = process.stdout.isTTY === true;
       const check = gllam.checkEmbeddingModelVersion();
       if (check.drift) console.log(`vector space drift: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; re-embedding everything`);
