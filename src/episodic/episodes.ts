@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
+import { selectByIds } from "../engine/sql.ts";
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
 import {
   EpisodeInputSchema,
@@ -137,13 +138,7 @@ export function saveSession(store: Store, input: SessionInput): void {
 }
 
 export function readEpisodes(store: Store, ids: number[]): EpisodeRow[] {
-  if (ids.length === 0) return [];
-  const rows = store
-    .dbRO()
-    .query<RawEpisode, [string]>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ids));
-  const byId = new Map(rows.map((row) => [row.id, toEpisode(row)]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return selectByIds(store.dbRO(), EPISODE_COLUMNS, "episodes", ids, toEpisode);
 }
 
 const checkLimit = (limit: number) => {

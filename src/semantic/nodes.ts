@@ -1,4 +1,5 @@
 import type { Store } from "../engine/store.ts";
+import { selectByIds } from "../engine/sql.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import { NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
@@ -93,13 +94,7 @@ export function readNode(store: Store, id: string, fromWriter = false): Semantic
 }
 
 export function readNodes(store: Store, ids: string[]): SemanticNode[] {
-  if (ids.length === 0) return [];
-  const rows = store
-    .dbRO()
-    .query<NodeRow, [string]>(`SELECT ${NODE_COLUMNS} FROM semantic_nodes WHERE id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ids));
-  const byId = new Map(rows.map((row) => [row.id, toNode(row)]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return selectByIds(store.dbRO(), NODE_COLUMNS, "semantic_nodes", ids, toNode);
 }
 
 /** Nodes a user may mean by a name: exact id, then name or alias, case-insensitively. */
