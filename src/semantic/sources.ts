@@ -36,10 +36,11 @@ export type UpsertSourceResult = { source: SourceRow; breakdown: TrustBreakdown;
  */
 export function upsertSource(store: Store, config: AgenticMemoryConfig, input: SourceInput & { text?: string }, now = Date.now()): UpsertSourceResult {
   const source = parseInput(SourceInputSchema, input, "source");
-  const docType = normalizeKey(source.docType);
-  if (!docType) throw new GllamError("E_BAD_INPUT", `invalid source: docType "${source.docType}" has no letters or digits`);
+  if (!normalizeKey(source.docType)) throw new GllamError("E_BAD_INPUT", `invalid source: docType "${source.docType}" has no letters or digits`);
+  const breakdown = computeTrustWeight({ docType: source.docType, handle: source.handle, role: source.role, text: input.text, authoredAt: source.authoredAt }, config, now);
+  // The table's key, so every spelling of a document type ("Merged Pull Request", merged_pr) is one container.
+  const docType = breakdown.docType.key;
   const id = source.id ?? sourceIdFor(source.scope, docType, source.handle);
-  const breakdown = computeTrustWeight({ docType, handle: source.handle, role: source.role, text: input.text, authoredAt: source.authoredAt }, config, now);
   return store.transaction(() => {
     const existing = readSource(store, id, true);
     if (existing && existing.scope !== source.scope) throw new GllamError("E_BAD_INPUT", `source ${id} belongs to scope "${existing.scope}"`);

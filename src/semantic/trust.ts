@@ -3,7 +3,10 @@
  *   W = clamp(W_doc_type + W_source + dW_coherence + dW_freshness, 10, 1000)
  * Every part is returned with what it was based on, so each resolution can be explained.
  */
+import { normalizeKey, ownEntry } from "../config/keys.ts";
 import type { AgenticMemoryConfig } from "../config/prompts.ts";
+
+export { normalizeKey };
 
 export const MIN_TRUST = 10;
 export const MAX_TRUST = 1000;
@@ -27,8 +30,9 @@ export type TrustBreakdown = {
   total: number;
   raw: number;
   clamped: boolean;
-  docType: { key: string; weight: number; basis: "custom_rule" | "table" | "default" };
-  source: { weight: number; basis: "handle" | "role" | "none"; key: string };
+  /** `key` is the table's key; `alias` the normalised spelling given when an alias led to it. */
+  docType: { key: string; weight: number; basis: "custom_rule" | "table" | "default"; alias?: string };
+  source: { weight: number; basis: "handle" | "role" | "none"; key: string; alias?: string };
   coherence: Coherence;
   freshness: Freshness;
 };
@@ -40,40 +44,48 @@ type TrustConfig = Pick<
   | "default_document_type_trust_weight"
   | "source_reliability_heuristics"
   | "role_reliability_heuristics"
+  | "document_type_aliases"
+  | "source_aliases"
+  | "role_aliases"
 >;
 
 const DAY = 86_400_000;
 
-/** Keys of config tables are snake_case: "Tech Lead" and "@Carol_Lead" find tech_lead and carol_lead. */
-export function normalizeKey(value: string): string {
-  return value
-    .trim()
-    .replace(/^@/, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "");
-}
-
 export const clampTrust = (weight: number) => Math.min(MAX_TRUST, Math.max(MIN_TRUST, Math.round(weight)));
 
+/**
+ * The entry a spelling names: the table's own key in normalised form, else the key an alias of
+ * that form leads to ("Approved Architecture Doc" -> architecture_doc_approved).
+ */
+function lookUp<T>(spelling: string, find: (key: string) => T | undefined, aliases: Record<string, string>): { key: string; alias?: string; entry?: T } {
+  const key = normalizeKey(spelling);
+  const entry = key ? find(key) : undefined;
+  const target = entry === undefined && key ? ownEntry(aliases, key) : undefined;
+  if (target === undefined) return { key, entry };
+  return { key: target, alias: key, entry: find(target) };
+}
+
+type DocTypeBasis = TrustBreakdown["docType"]["basis"];
+
 export function documentTypeWeight(config: TrustConfig, docType: string): TrustBreakdown["docType"] {
-  const key = normalizeKey(docType);
-  const custom = Object.values(config.custom_document_type_rules).find((rule) => normalizeKey(rule.type_name) === key) ?? config.custom_document_type_rules[key];
-  if (custom) return { key, weight: custom.baseline_trust_weight, basis: "custom_rule" };
-  const listed = config.document_type_trust_weights[key];
-  if (listed !== undefined) return { key, weight: listed, basis: "table" };
-  return { key, weight: config.default_document_type_trust_weight, basis: "default" };
+  const rules = Object.entries(config.custom_document_type_rules);
+  const find = (key: string): { weight: number; basis: DocTypeBasis } | undefined => {
+    const rule = rules.find(([ruleKey, rule]) => normalizeKey(rule.type_name) === key || ruleKey === key)?.[1];
+    if (rule) return { weight: rule.baseline_trust_weight, basis: "custom_rule" };
+    const listed = ownEntry(config.document_type_trust_weights, key);
+    return listed === undefined ? undefined : { weight: listed, basis: "table" };
+  };
+  const { key, alias, entry } = lookUp(docType, find, config.document_type_aliases);
+  return { key, ...(entry ?? { weight: config.default_document_type_trust_weight, basis: "default" }), ...(alias ? { alias } : {}) };
 }
 
 /** Per-handle heuristics first, then the role's; an unknown individual without a role counts 0. */
 export function sourceAdjustment(config: TrustConfig, handle = "", role = ""): TrustBreakdown["source"] {
-  const handleKey = normalizeKey(handle);
-  const byHandle = handleKey ? config.source_reliability_heuristics[handleKey] : undefined;
-  if (byHandle !== undefined) return { weight: byHandle, basis: "handle", key: handleKey };
-  const roleKey = normalizeKey(role);
-  const byRole = roleKey ? config.role_reliability_heuristics[roleKey] : undefined;
-  if (byRole !== undefined) return { weight: byRole, basis: "role", key: roleKey };
-  return { weight: 0, basis: "none", key: handleKey };
+  const byHandle = lookUp(handle, (key) => ownEntry(config.source_reliability_heuristics, key), config.source_aliases);
+  if (byHandle.entry !== undefined) return { weight: byHandle.entry, basis: "handle", key: byHandle.key, ...(byHandle.alias ? { alias: byHandle.alias } : {}) };
+  const byRole = lookUp(role, (key) => ownEntry(config.role_reliability_heuristics, key), config.role_aliases);
+  if (byRole.entry !== undefined) return { weight: byRole.entry, basis: "role", key: byRole.key, ...(byRole.alias ? { alias: byRole.alias } : {}) };
+  return { weight: 0, basis: "none", key: byHandle.key };
 }
 
 /** Shannon entropy of the character distribution, in bits per character. */
@@ -155,8 +167,9 @@ export function computeTrustWeight(input: TrustInput, config: TrustConfig, now =
 export function explainTrust(breakdown: TrustBreakdown): string[] {
   const sign = (n: number) => (n >= 0 ? `+${n}` : String(n));
   const { docType, source, coherence, freshness } = breakdown;
-  const docBasis = { custom_rule: "custom document type rule", table: "document type table", default: "unknown document type, default base" }[docType.basis];
-  const sourceBasis = { handle: `heuristic for handle ${source.key}`, role: `role fallback ${source.key}`, none: "no heuristic for this handle or role" }[source.basis];
+  const via = (alias?: string) => (alias ? `, alias ${alias}` : "");
+  const docBasis = { custom_rule: "custom document type rule", table: "document type table", default: "unknown document type, default base" }[docType.basis] + via(docType.alias);
+  const sourceBasis = { handle: `heuristic for handle ${source.key}`, role: `role fallback ${source.key}`, none: "no heuristic for this handle or role" }[source.basis] + via(source.alias);
   return [
     `W_doc_type     ${String(docType.weight).padStart(5)}  ${docType.key} (${docBasis})`,
     `W_source       ${sign(source.weight).padStart(5)}  ${sourceBasis}`,

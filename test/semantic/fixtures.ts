@@ -42,3 +42,36 @@ export function snapshot(gllam: Gllam): Record<string, number> {
 export function addSource(gllam: Gllam, id: string, trustWeight: number): void {
   gllam.db().run("INSERT INTO sources (id, doc_type, handle, trust_weight, created_at, updated_at) VALUES (?, 'test', ?, ?, 0, 0)", [id, id, trustWeight]);
 }
+
+/**
+ * Every name the seed gives in "Multi-Factor Composite Trust Weight Calculation" (and "Merged Pull
+ * Request" from its conflict example), with the weight the seed gives it.
+ */
+export const SEED_DOC_TYPES = [
+  ["Jira Resolved", 800],
+  ["Merged PR", 800],
+  ["Merged Pull Request", 800],
+  ["Jira Resolved / Merged PR", 800],
+  ["Approved Architecture Doc", 700],
+  ["Jira Open", 600],
+  ["Slack", 600],
+  ["Incident Log", 600],
+  ["Jira Open / Slack / Incident Log", 600],
+  ["Email Thread", 400],
+  ["Support Ticket", 400],
+  ["Email Thread / Support Ticket", 400],
+  ["Draft", 200],
+  ["Scratchpad", 200],
+  ["Draft / Scratchpad", 200],
+] as const;
+export const SEED_ROLES = [
+  ["System CI/CD", 150],
+  ["Tech Lead", 100],
+  ["Verified Eng", 50],
+] as const;
+/** The seed's prose says "Alice, Carol, Dave"; its table's handles are alice, carol_lead, dave_drafts. */
+export const SEED_HANDLES = [
+  ["Alice", 150],
+  ["carol_lead", 200],
+  ["@Dave_Drafts", -150],
+] as const;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { defaultAgenticMemoryConfig } from "../../src/config/prompts.ts";
 import { assessCoherence, assessFreshness, characterEntropy, computeTrustWeight, explainTrust } from "../../src/semantic/trust.ts";
+import { SEED_DOC_TYPES, SEED_HANDLES, SEED_ROLES } from "./fixtures.ts";
 
 const config = defaultAgenticMemoryConfig();
 const now = Date.parse("2025-06-01T00:00:00Z");
@@ -23,6 +24,23 @@ describe("computeTrustWeight", () => {
     expect([result.docType.weight, result.source.weight, result.coherence.delta, result.freshness.delta]).toEqual([...parts]);
     expect(result.total).toBe(total);
     expect(result.clamped).toBe(result.raw !== total);
+  });
+
+  test.each(SEED_DOC_TYPES)("the seed's document type %j weighs %d", (docType, weight) => {
+    expect(computeTrustWeight({ docType }, config).docType).toMatchObject({ weight, basis: "table" });
+  });
+
+  test.each(SEED_ROLES)("the seed's role %j adds %d", (role, weight) => {
+    expect(computeTrustWeight({ docType: "slack", handle: "someone", role }, config).source).toMatchObject({ weight, basis: "role" });
+  });
+
+  test.each(SEED_HANDLES)("the seed's handle %j adds %d", (handle, weight) => {
+    expect(computeTrustWeight({ docType: "slack", handle, role: "tech_lead" }, config).source).toMatchObject({ weight, basis: "handle" });
+  });
+
+  test("a handle or role named like an Object method is just unknown", () => {
+    const result = computeTrustWeight({ docType: "constructor", handle: "toString", role: "__proto__" }, config);
+    expect(result).toMatchObject({ total: 400, docType: { basis: "default" }, source: { weight: 0, basis: "none" } });
   });
 
   test("explainTrust names every part and the clamp", () => {
