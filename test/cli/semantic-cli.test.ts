@@ -1,6 +1,8 @@
 import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, runGllam } from "../helpers.ts";
+import { SEED_DOC_TYPES, SEED_HANDLES, SEED_ROLES } from "../semantic/fixtures.ts";
 
 const dir = makeTempDir();
 
@@ -34,4 +36,37 @@ test("fact add / list / history, path, forget and trust explain, end to end", ()
   const explain = runGllam(["trust", "explain", "--doc-type", "draft", "--source", "dave_drafts", "--text", "asdkjh qwrtzp xcvbnm lkjhgf"]);
   expect(explain.stdout).toContain("W_composite       10  clamp(-200, 10, 1000) (clamped)");
   expect(runGllam(["fact", "add", "a", "r", "b", "--source", "x", "--db", db]).code).toBe(2);
+});
+
+test("a --config that sets one key keeps the shipped tables: trust weights and exclusive relationships", () => {
+  const config = join(dir, "partial.json");
+  writeFileSync(config, JSON.stringify({ allow_user_grilling: false }));
+  const db = join(dir, "partial.db");
+  const explain = runGllam(["trust", "explain", "--doc-type", "jira_resolved", "--json", "--config", config]);
+  expect(JSON.parse(explain.stdout).docType).toMatchObject({ key: "jira_resolved", weight: 800, basis: "table" });
+  const add = (state: string) => JSON.parse(runGllam(["fact", "add", "auth-svc", "has_state", state, "--json", "--db", db, "--config", config]).stdout);
+  expect(add("up")).toMatchObject({ action: "inserted", linkId: 1 });
+  // Equal trust and allow_user_grilling off: the exclusive relationship is settled by recency.
+  expect(add("down")).toMatchObject({ action: "superseded", linkId: 2, conflict: { linkId: 1 } });
+});
+
+test("fact add without --claim judges no text for coherence", () => {
+  const db = join(dir, "claims.db");
+  const add = (...args: string[]) => JSON.parse(runGllam(["fact", "add", ...args, "--source", "bob", "--doc-type", "slack", "--json", "--db", db]).stdout);
+  expect(add("auth-svc", "has_state", "healthy").trustWeight).toBe(600);
+  expect(add("auth-svc", "runs_on", "node-3", "--claim", "The auth service runs on node three since the last migration.").trustWeight).toBe(650);
+});
+
+// Each seed spelling of a document type, with a seed role (or handle) beside it: both parts score as the seed says.
+test.each(
+  SEED_DOC_TYPES.map(([docType, weight], i) => {
+    const [flag, [who, adds]] = i < 12 ? ["--role", SEED_ROLES[i % SEED_ROLES.length]!] : ["--source", SEED_HANDLES[i - 12]!];
+    return [docType, weight, flag, who, adds] as const;
+  }),
+)("trust explain --doc-type %j (%d) %s %j (%d)", (docType, weight, flag, who, adds) => {
+  const out = runGllam(["trust", "explain", "--doc-type", docType, flag, who, "--json"]);
+  expect(out.stderr).toBe("");
+  const breakdown = JSON.parse(out.stdout);
+  expect([breakdown.docType.weight, breakdown.docType.basis, breakdown.source.weight]).toEqual([weight, "table", adds]);
+  expect(breakdown.total).toBe(weight + adds);
 });

@@ -68,7 +68,7 @@ const addCommand = defineCommand({
         const origin =
           args.source === undefined
             ? undefined
-            : gllam.attributeContainerEntryToSource(args["doc-type"]!, args.source, "", args.claim ?? `${args.src} ${args.rel} ${args.dst}`, undefined, {
+            : gllam.attributeContainerEntryToSource(args["doc-type"]!, args.source, "", args.claim ?? "", undefined, {
                 role: args.role,
                 scope: args.scope,
               });
