@@ -29,24 +29,28 @@ describe("agentic memory config", () => {
   });
 
   // Each override and what it must do to the shipped configuration (nothing else may change).
-  test.each([
-    ["a table entry, in another spelling", { document_type_trust_weights: { Slack: 650 } }, (c: AgenticMemoryConfig) => void (c.document_type_trust_weights.slack = 650)],
-    ["a new table entry", { role_reliability_heuristics: { "SRE on call": 75 } }, (c: AgenticMemoryConfig) => void (c.role_reliability_heuristics.sre_on_call = 75)],
-    ["null removes a shipped entry", { source_reliability_heuristics: { dave_drafts: null } }, (c: AgenticMemoryConfig) => void delete c.source_reliability_heuristics.dave_drafts],
+  const overrides: [string, unknown, (c: AgenticMemoryConfig) => void][] = [
+    ["a table entry, in another spelling", { document_type_trust_weights: { Slack: 650 } }, (c) => { c.document_type_trust_weights.slack = 650; }],
+    ["a new table entry", { role_reliability_heuristics: { "SRE on call": 75 } }, (c) => { c.role_reliability_heuristics.sre_on_call = 75; }],
+    ["null removes a shipped entry", { source_reliability_heuristics: { dave_drafts: null } }, (c) => { delete c.source_reliability_heuristics.dave_drafts; }],
     [
       "an entry and its alias removed together",
       { role_reliability_heuristics: { verified_engineer: null }, role_aliases: { "Verified Eng": null } },
-      (c: AgenticMemoryConfig) => void (delete c.role_reliability_heuristics.verified_engineer, delete c.role_aliases.verified_eng),
+      (c) => {
+        delete c.role_reliability_heuristics.verified_engineer;
+        delete c.role_aliases.verified_eng;
+      },
     ],
-    ["a list is replaced", { mutually_exclusive_relationships: ["has_state"] }, (c: AgenticMemoryConfig) => void (c.mutually_exclusive_relationships = ["has_state"])],
+    ["a list is replaced", { mutually_exclusive_relationships: ["has_state"] }, (c) => { c.mutually_exclusive_relationships = ["has_state"]; }],
     [
       "a field inside a table entry (deep merge)",
       { custom_document_type_rules: { "Notion Workspace": { baseline_trust_weight: 650 } } },
-      (c: AgenticMemoryConfig) => void (c.custom_document_type_rules.notion_workspace!.baseline_trust_weight = 650),
+      (c) => { c.custom_document_type_rules.notion_workspace!.baseline_trust_weight = 650; },
     ],
     ["null on a scalar brings back the built-in default", { allow_user_grilling: null }, () => {}],
-    ["null on a table empties it", { source_reliability_heuristics: null, source_aliases: null }, (c: AgenticMemoryConfig) => void (c.source_reliability_heuristics = {})],
-  ] as const)("%s", async (_, patch, change) => {
+    ["null on a table empties it", { source_reliability_heuristics: null, source_aliases: null }, (c) => { c.source_reliability_heuristics = {}; }],
+  ];
+  test.each(overrides)("%s", async (_, patch, change) => {
     const expected = structuredClone(defaultAgenticMemoryConfig());
     change(expected);
     expect(mergeAgenticMemoryConfig(patch)).toEqual(expected);

@@ -5,7 +5,7 @@ import { globalArgs, scopeArg, withEngine } from "../context.ts";
 import { nodeNamed, optionalTime } from "./fact.ts";
 
 export const pathCommand = defineCommand({
-  meta: { name: "path", description: "The shortest chain of active links between two nodes (with caveats)" },
+  meta: { name: "path", description: "The shortest chain of active links between two nodes (with caveats); exit 1 when there is none" },
   args: {
     a: { type: "positional", description: "From (name, id or alias)", required: true },
     b: { type: "positional", description: "To (name, id or alias)", required: true },
@@ -22,14 +22,18 @@ export const pathCommand = defineCommand({
     return withEngine(args, { readOnly: true }, async (gllam) => {
       const [a, b] = [nodeNamed(gllam, args.a, args.scope), nodeNamed(gllam, args.b, args.scope)];
       const path = gllam.findMultiHopPath(a.id, b.id, { maxHops, asOf });
-      if (args.json) return console.log(JSON.stringify(path, null, 2));
-      if (!path.found) return console.log(`no path of at most ${maxHops ?? 4} hops from ${args.a} to ${args.b} (${path.explored} nodes explored)`);
-      console.log(`${path.nodes.map((n) => n.name).join(" → ")} (${path.hops} hops)`);
-      path.links.forEach((link, i) => {
-        const self = path.nodes[i]!;
-        const other = path.nodes[i + 1]!;
-        console.log(formatLink({ ...link, otherId: other.id, otherName: other.name }, self.name));
-      });
+      // Exit 1 when there is no path, so scripts can test for one (as `gllam plan` does for a plan).
+      if (args.json) console.log(JSON.stringify(path, null, 2));
+      else if (!path.found) console.log(`no path of at most ${maxHops ?? 4} hops from ${args.a} to ${args.b} (${path.explored} nodes explored)`);
+      else {
+        console.log(`${path.nodes.map((n) => n.name).join(" → ")} (${path.hops} hops)`);
+        path.links.forEach((link, i) => {
+          const self = path.nodes[i]!;
+          const other = path.nodes[i + 1]!;
+          console.log(formatLink({ ...link, otherId: other.id, otherName: other.name }, self.name));
+        });
+      }
+      return path.found ? 0 : 1;
     });
   },
 });
