@@ -3,10 +3,11 @@
  * the distilled static embedding table): the user's cache folder, else the temp folder (a
  * read-only HOME). Written atomically, since other processes may race us.
  */
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describeError, GllamError, type GllamErrorCode } from "./errors.ts";
+import { writeFileAtomically } from "./files.ts";
 
 export function cacheDirs(): string[] {
   const home = homedir();
@@ -28,9 +29,7 @@ export function writeCacheFile(name: string, bytes: Uint8Array, options: { mode?
     const target = join(base, name);
     try {
       mkdirSync(dirname(target), { recursive: true });
-      const partial = `${target}.${process.pid}.partial`;
-      writeFileSync(partial, bytes, { mode: options.mode ?? 0o644 });
-      renameSync(partial, target);
+      writeFileAtomically(target, bytes, options.mode);
       return target;
     } catch (error) {
       failures.push(`${target}: ${describeError(error)}`);

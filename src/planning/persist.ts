@@ -1,6 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { GllamError, describeError } from "../engine/errors.ts";
+import { writeFileAtomically } from "../engine/files.ts";
 import type { Domain, Problem } from "./pddl-types.ts";
 import { writeDomain, writeProblem } from "./writer.ts";
 
@@ -24,8 +25,8 @@ export function persistPddlTask(folder: string, label: string, domain: Domain, p
   const files = { domainFile: join(folder, `${stem}.domain.pddl`), problemFile: join(folder, `${stem}.problem.pddl`) };
   try {
     mkdirSync(folder, { recursive: true });
-    writeFileSync(files.domainFile, writeDomain(domain));
-    writeFileSync(files.problemFile, writeProblem(problem));
+    writeFileAtomically(files.domainFile, writeDomain(domain));
+    writeFileAtomically(files.problemFile, writeProblem(problem));
   } catch (error) {
     throw new GllamError("E_CANNOT_OPEN", `cannot write the PDDL files to ${folder}: ${describeError(error)}`);
   }

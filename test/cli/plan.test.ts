@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parsePlanText } from "../../src/planning/plan-text.ts";
 import { makeTempDir, runGllam } from "../helpers.ts";
@@ -62,12 +62,21 @@ describe("gllam plan", () => {
     ["a bad timeout", [domain, problem, "--timeout", "soon"], 2, /invalid plan flags: timeout: must be a number of seconds \[E_BAD_INPUT\]/],
     ["an unknown planner", [domain, problem, "--planner", "magic"], 2, /planner: must be one of native, bfs, fast-downward, auto/],
     ["a missing Fast Downward", [domain, problem, "--planner", "fast-downward"], 2, /Fast Downward not found at .*none\/fast-downward\.py/],
+    ["--out into a missing folder", [domain, problem, "--out", join(dir, "absent", "plan.txt")], 2, /cannot write the plan to .*absent\/plan\.txt: folder .*absent does not exist \[E_CANNOT_OPEN\]/],
+    ["--out onto a folder", [domain, problem, "--out", join(dir, "suite")], 2, /cannot write the plan to .*suite: .* \[E_CANNOT_OPEN\]/],
   ])("%s: exit code and one clear line", (_name, args, code, message) => {
     const out = runGllam(["plan", ...args], { env: noFastDownward });
     expect(out.code).toBe(code);
     expect(out.stdout).toBe("");
     expect(out.stderr.trim().split("\n")).toHaveLength(1);
     expect(out.stderr.trim()).toMatch(message);
+  });
+
+  test("a failed --out leaves no file behind", () => {
+    const before = readdirSync(dir).sort();
+    expect(runGllam(["plan", domain, problem, "--out", join(dir, "suite")]).code).toBe(2);
+    expect(readdirSync(dir).sort()).toEqual(before);
+    expect(existsSync(join(dir, "absent"))).toBe(false);
   });
 });
 

@@ -70,3 +70,15 @@ test.each(
   expect([breakdown.docType.weight, breakdown.docType.basis, breakdown.source.weight]).toEqual([weight, "table", adds]);
   expect(breakdown.total).toBe(weight + adds);
 });
+
+test("path exits 0 with a path and 1 without one (text and JSON)", () => {
+  const db = join(dir, "paths.db");
+  const gllam = (...args: string[]) => runGllam(["--db", db, ...args]);
+  expect(gllam("fact", "add", "caddy", "runs_on", "host").code).toBe(0);
+  expect(gllam("fact", "add", "island", "located_in", "sea").code).toBe(0);
+  expect(gllam("path", "caddy", "host")).toMatchObject({ code: 0, stdout: expect.stringContaining("caddy → host (1 hops)") });
+  expect(gllam("path", "caddy", "island")).toMatchObject({ code: 1, stdout: expect.stringContaining("no path of at most 4 hops from caddy to island") });
+  const json = gllam("path", "caddy", "island", "--json");
+  expect(json.code).toBe(1);
+  expect(JSON.parse(json.stdout).found).toBe(false);
+});

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
-import { writeFileSync } from "node:fs";
 import * as v from "valibot";
 import { GllamError } from "../../engine/errors.ts";
+import { writeOutputFile } from "../../engine/files.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { formatPlan } from "../../planning/plan-text.ts";
 import { PLANNER_CHOICES, planFiles } from "../../planning/solve.ts";
@@ -48,7 +48,7 @@ export const planCommand = defineCommand({
         return 1;
       }
       const text = formatPlan(result.plan, result.cost);
-      if (args.out) writeFileSync(args.out, text);
+      if (args.out) writeOutputFile(args.out, text, "the plan");
       else process.stdout.write(text);
       return 0;
     } catch (error) {
