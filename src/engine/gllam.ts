@@ -72,7 +72,7 @@ import {
 import { findNodesByName, readNode, upsertNode, type UpsertNodeResult } from "../semantic/nodes.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
 import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
-import { persistPddlTask, DEFAULT_PDDL_DOMAINS_DIR, type PersistedTask } from "../planning/persist.ts";
+import { persistPddlTask, pddlDomainsDirFor, type PersistedTask } from "../planning/persist.ts";
 import type { PlanResult } from "../planning/planner.ts";
 import { planFiles, type PlanFilesOptions } from "../planning/solve.ts";
 import {
@@ -126,7 +126,10 @@ export type GllamOptions = StoreOptions & {
   staticEmbedder?: StaticEmbedder | null;
   /** Agentic memory configuration; default: config/agentic_memory_prompts.json as shipped. */
   config?: AgenticMemoryConfig;
-  /** Where generated PDDL domains are written (default bench/pddl_domains); null writes none. */
+  /**
+   * Where generated PDDL domains are written; null writes none. Default `$GLLAM_PDDL_DOMAINS`, else
+   * `<database file>.pddl/` beside the database (none for `:memory:`).
+   */
   pddlDomainsDir?: string | null;
   /** Called on open when the stored vectors come from another model than the embedder (seed: vector space drift). */
   onEmbeddingDrift?: (check: EmbeddingModelCheck) => void;
@@ -186,7 +189,7 @@ export class Gllam {
       staticTier,
       options.staticEmbedder === undefined && !located,
       options.config ?? defaultAgenticMemoryConfig(),
-      options.pddlDomainsDir === undefined ? DEFAULT_PDDL_DOMAINS_DIR : options.pddlDomainsDir,
+      pddlDomainsDirFor(path, options.pddlDomainsDir),
     );
     if (options.onEmbeddingDrift) {
       const check = gllam.checkEmbeddingModelVersion();

@@ -1,12 +1,22 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { GllamError, describeError } from "../engine/errors.ts";
 import { writeFileAtomically } from "../engine/files.ts";
 import type { Domain, Problem } from "./pddl-types.ts";
 import { writeDomain, writeProblem } from "./writer.ts";
 
-/** Where generated domains go unless configured (the seed's ./bench/pddl_domains/). */
-export const DEFAULT_PDDL_DOMAINS_DIR = "bench/pddl_domains";
+/**
+ * Where a database's generated domains go: the folder given (null: none), else
+ * `$GLLAM_PDDL_DOMAINS`, else a folder beside the file (`memory.db` -> `memory.db.pddl/`); never
+ * the current folder (the seed's ./bench/pddl_domains/ filled whatever folder gllam ran in). An
+ * in-memory database gets none unless a folder is given. Paths are made absolute once, here.
+ */
+export function pddlDomainsDirFor(dbPath: string, given: string | null | undefined, env: Record<string, string | undefined> = process.env): string | null {
+  if (given !== undefined) return given === null ? null : resolve(given);
+  const configured = env.GLLAM_PDDL_DOMAINS?.trim();
+  if (configured) return resolve(configured);
+  return dbPath === ":memory:" || dbPath === "" ? null : `${resolve(dbPath)}.pddl`;
+}
 
 /**
  * A file name stem that is safe anywhere: lower-case letters, digits and dashes, at most 60 of

@@ -1,6 +1,6 @@
 import type { Store } from "../engine/store.ts";
 import { formatStep } from "../planning/pddl-types.ts";
-import { DEFAULT_PDDL_DOMAINS_DIR, persistPddlTask, type PersistedTask } from "../planning/persist.ts";
+import { persistPddlTask, type PersistedTask } from "../planning/persist.ts";
 import { solveNative, type NativePlannerOptions, type PlanResult } from "../planning/planner.ts";
 import { compileRecipeTask } from "../planning/recipe-domain.ts";
 import { listActionProcedures } from "./procedures.ts";
@@ -13,7 +13,7 @@ export type RecipeChainOptions = NativePlannerOptions & {
   scope?: string;
   /** Only recipes under this taxonomy path. */
   taxonomyPrefix?: string;
-  /** Folder for the generated domain and problem; null writes nothing. */
+  /** Folder for the generated domain and problem; none (or null) writes nothing. */
   pddlDomainsDir?: string | null;
 };
 
@@ -28,7 +28,7 @@ export type RecipeChain = { status: PlanResult["status"]; reason: string; steps:
 export function planRecipeChain(store: Store, goal: string[], options: RecipeChainOptions = {}): RecipeChain {
   const recipes = listActionProcedures(store, options.scope, options.taxonomyPrefix).map((p) => ({ taskType: p.taskType, recipe: p.recipe, action: p.pddlAction! }));
   const { domain, problem, taskTypeOf } = compileRecipeTask(recipes, goal, options.init, options.objects);
-  const files = options.pddlDomainsDir === null ? undefined : persistPddlTask(options.pddlDomainsDir ?? DEFAULT_PDDL_DOMAINS_DIR, `recipes ${goal.join(" ")}`, domain, problem);
+  const files = options.pddlDomainsDir ? persistPddlTask(options.pddlDomainsDir, `recipes ${goal.join(" ")}`, domain, problem) : undefined;
   const result = solveNative(domain, problem, options);
   const byTaskType = new Map(recipes.map((r) => [r.taskType, r.recipe]));
   const steps = result.plan.map((step) => {
