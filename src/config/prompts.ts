@@ -133,6 +133,17 @@ export function mergeAgenticMemoryConfig(overrides: unknown, where = "config"): 
   return parseAgenticMemoryConfig(merged, where);
 }
 
+/** A config file's text: bad JSON or a bad field is E_CONFIG naming the file (`where`). */
+export function parseSystemPromptsConfigText(text: string, where: string): AgenticMemoryConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new GllamError("E_CONFIG", `${where} is not valid JSON: ${describeError(error)}`);
+  }
+  return mergeAgenticMemoryConfig(json, where);
+}
+
 /** Seed: loadSystemPromptsConfig. A missing file, bad JSON or a bad field is E_CONFIG naming the file. */
 export async function loadSystemPromptsConfig(path: string): Promise<AgenticMemoryConfig> {
   let text: string;
@@ -141,11 +152,5 @@ export async function loadSystemPromptsConfig(path: string): Promise<AgenticMemo
   } catch (error) {
     throw new GllamError("E_CONFIG", `cannot read config ${path}: ${describeError(error)}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new GllamError("E_CONFIG", `${path} is not valid JSON: ${describeError(error)}`);
-  }
-  return mergeAgenticMemoryConfig(json, path);
+  return parseSystemPromptsConfigText(text, path);
 }

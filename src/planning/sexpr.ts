@@ -10,10 +10,20 @@ export type SExpr = SAtom | SList;
 /** Input larger than this is refused before tokenising (the largest IPC STRIPS problems are a few MB). */
 export const MAX_PDDL_BYTES = 64 * 1024 * 1024;
 
+/** Lists nested deeper than this are refused: the parser walks formulas recursively (real files nest about ten deep). */
+export const MAX_PDDL_DEPTH = 1000;
+
+/** Longest message a PDDL error quotes (a name can be megabytes long in a broken file). */
+const MAX_MESSAGE = 300;
+
 /** A syntax or semantic error at a place in a file: "file:line:col: message". */
 export function pddlError(file: string, pos: Position | undefined, message: string): GllamError {
-  return new GllamError("E_BAD_INPUT", `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: ${message}`);
+  const shown = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}... (${message.length} characters)` : message;
+  return new GllamError("E_BAD_INPUT", `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: ${shown}`);
 }
+
+/** An atom runs to the next space, parenthesis or comment. */
+const ATOM = /[^ \t\r\n\f();]+/y;
 
 /**
  * Reads the one top-level list of a PDDL file. Comments run from `;` to the end of the line; names
@@ -44,6 +54,7 @@ export function readSExpr(text: string, file: string): SList {
     }
     if (c === "(") {
       if (top && stack.length === 0) throw pddlError(file, pos, "text after the end of the definition");
+      if (stack.length >= MAX_PDDL_DEPTH) throw pddlError(file, pos, `lists nested more than ${MAX_PDDL_DEPTH} deep`);
       const list: SList = { kind: "list", items: [], pos };
       stack.at(-1)?.items.push(list);
       stack.push(list);
@@ -57,8 +68,9 @@ export function readSExpr(text: string, file: string): SList {
       i++;
       continue;
     }
-    let end = i;
-    while (end < text.length && !" \t\r\n\f();".includes(text[end]!)) end++;
+    ATOM.lastIndex = i;
+    ATOM.exec(text);
+    const end = ATOM.lastIndex;
     const atom: SAtom = { kind: "atom", text: text.slice(i, end).toLowerCase(), pos };
     if (stack.length === 0) throw pddlError(file, pos, `expected '(' but found "${atom.text}"`);
     stack.at(-1)!.items.push(atom);

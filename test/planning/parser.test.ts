@@ -52,8 +52,16 @@ describe("PDDL parser", () => {
     ["a wrong arity", domainWith("  (:action a :parameters (?x) :precondition (p ?x ?x) :effect (q))"), /^d\.pddl:4:45: predicate p takes 1 argument\(s\), got 2/],
     ["an unbound variable", domainWith("  (:action a :parameters (?x) :precondition (p ?y) :effect (q))"), /^d\.pddl:4:48: unbound variable \?y/],
     ["an unknown type", domainWith("  (:action a :parameters (?x - truck) :precondition (p ?x) :effect (q))", ":strips :typing"), /^d\.pddl:4:32: unknown type truck/],
+    ["a name a megabyte long, quoted in part", domainWith(`  (:action a :parameters () :precondition (${"r".repeat(1_000_000)}) :effect (q))`), /^d\.pddl:4:43: undefined predicate r{200,}\.\.\. \(1000020 characters\)$/],
+    // Found by test/fuzz/pddl.test.ts: the formula walk is recursive and overflowed the stack.
+    ["a precondition nested 100,000 deep", domainWith(`  (:action a :parameters () :precondition ${"(and ".repeat(100_000)}(q)${")".repeat(100_000)} :effect (q))`), /^d\.pddl:4:\d+: lists nested more than 1000 deep/],
   ])("%s is an error with file:line:col", async (_name, text, message) => {
     await expectGllamError(() => parseDomain(text, "d.pddl"), "E_BAD_INPUT", message);
+  });
+
+  test("a formula nested within the limit still parses", () => {
+    const deep = parseDomain(domainWith(`  (:action a :parameters () :precondition ${"(and ".repeat(900)}(q)${")".repeat(900)} :effect (q))`));
+    expect(deep.actions[0]!.precondition).toEqual([{ predicate: "q", args: [], negated: false }]);
   });
 
   test.each([
