@@ -11,7 +11,7 @@ export { createHttpEmbedder, type HttpEmbedderOptions } from "./embed/http.ts";
 export { ensureStaticTable, loadStaticEmbedder } from "./embed/static/bundled-table.ts";
 export type { StaticEmbedder } from "./embed/static/static-embedder.ts";
 export type { EmbeddingTiers } from "./retrieval/search-episodes.ts";
-export { loadSystemPromptsConfig, defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "./config/prompts.ts";
+export { loadSystemPromptsConfig, defaultAgenticMemoryConfig, mergeAgenticMemoryConfig, type AgenticMemoryConfig } from "./config/prompts.ts";
 export { readEnv, type GllamEnv } from "./config/env.ts";
 export type { DirectedLink } from "./semantic/links.ts";
 export type { AddEdgeAction, AddEdgeResult } from "./semantic/add-edge.ts";
