@@ -3,13 +3,14 @@
  * repository; it has a node in the graph (type `source`) and a composite trust weight whose parts
  * are stored beside it (sources.w_doc_type, w_source, dw_coherence, dw_freshness).
  */
+import { normalizeKey } from "../config/keys.ts";
 import type { AgenticMemoryConfig } from "../config/prompts.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { NODE_TYPES, SourceInputSchema, type SourceInput, type SourceRow } from "../memory/types.ts";
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
 import { upsertNode } from "./nodes.ts";
-import { computeTrustWeight, normalizeKey, type TrustBreakdown } from "./trust.ts";
+import { computeTrustWeight, type TrustBreakdown } from "./trust.ts";
 
 type SourceDbRow = Omit<SourceRow, "metadata"> & { metadata: string };
 

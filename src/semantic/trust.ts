@@ -6,8 +6,6 @@
 import { normalizeKey, ownEntry } from "../config/keys.ts";
 import type { AgenticMemoryConfig } from "../config/prompts.ts";
 
-export { normalizeKey };
-
 export const MIN_TRUST = 10;
 export const MAX_TRUST = 1000;
 
