@@ -68,7 +68,7 @@ export function compactNodeCaveats(store: Store, nodeId: string, maxInline = 5, 
     const node = requireNode(store, nodeId, scope, true);
     const links = store
       .db()
-      .query<LinkRow, [string, string]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE (source_id = ?1 OR target_id = ?1) AND scope = ?2 AND caveats != ''`)
+      .query<LinkRow, [string, string]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE (source_id = ?1 OR target_id = ?1) AND +scope = ?2 AND caveats != ''`)
       .all(nodeId, scope)
       .map(toLink);
     const names = new Map(readNodes(store, [...new Set(links.map((l) => (l.sourceId === nodeId ? l.targetId : l.sourceId)))], scope).map((n) => [n.id, n.name]));

@@ -43,7 +43,7 @@ export function describeFacts(store: Store, nodeId: string, options: { asOf?: nu
     .query<{ by: number; linkId: number; targetName: string | null; trustWeight: number; endReason: string | null }, [string, string]>(
       `SELECT l.superseded_by AS by, l.id AS linkId, n.name AS targetName, l.trust_weight AS trustWeight, l.end_reason AS endReason
        FROM semantic_links l LEFT JOIN semantic_nodes n ON n.id = l.target_id
-       WHERE l.superseded_by IN (SELECT value FROM json_each(?1)) AND l.scope = ?2 ORDER BY l.id`,
+       WHERE l.superseded_by IN (SELECT value FROM json_each(?1)) AND +l.scope = ?2 ORDER BY l.id`,
     )
     .all(ids, scope);
   const contradictions = db

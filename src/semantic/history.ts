@@ -32,7 +32,7 @@ export function asKnownAt(store: Store, nodeId: string, options: KnownAtOptions)
            (SELECT e.id FROM semantic_link_events e WHERE e.link_id = l.id AND e.at > ?2 AND e.kind IN ('ended', 'expired')
              ORDER BY e.at, e.id LIMIT 1) AS later_event
          FROM semantic_links l
-         WHERE (l.source_id = ?1 OR l.target_id = ?1) AND l.scope = ?4 AND l.recorded_at <= ?2
+         WHERE (l.source_id = ?1 OR l.target_id = ?1) AND +l.scope = ?4 AND l.recorded_at <= ?2
            AND (l.expired_at IS NULL OR l.expired_at > ?2)
            AND NOT EXISTS (SELECT 1 FROM semantic_link_events r WHERE r.link_id = l.id AND r.kind = 'restored' AND r.at > ?2 AND r.old_expired_at <= ?2)
        ), believed AS (

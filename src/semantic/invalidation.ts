@@ -62,7 +62,7 @@ export function invalidateDependentCrossCuttingLinks(
       .query<LinkRow, [string, string, number, number, string]>(
         `SELECT ${LINK_COLUMNS} FROM semantic_links
          WHERE target_id = ? AND relationship IN (SELECT value FROM json_each(?)) AND expired_at IS NULL
-           AND valid_from <= ? AND (valid_until IS NULL OR valid_until > ?) AND scope = ? ORDER BY id`,
+           AND valid_from <= ? AND (valid_until IS NULL OR valid_until > ?) AND +scope = ? ORDER BY id`,
       );
     const relationships = JSON.stringify(config.dependency_relationships);
     const report: CascadeReport = { rootId: nodeId, at, invalidatedLinkIds: [], visitedNodeIds: [], cyclesCut: [], depthLimited: [] };

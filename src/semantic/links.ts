@@ -20,7 +20,10 @@ export type ActiveLinkOptions = {
 
 export type DirectedLink = SemanticLink & { direction: "out" | "in" };
 
-/** Links touching a node that hold at `asOf` and that the engine still believes, both directions. */
+/**
+ * Links touching a node that hold at `asOf` and that the engine still believes, both directions.
+ * ("+scope" keeps the scope a filter: the lookup goes through the source and target indexes.)
+ */
 export function activeLinks(store: Store, nodeId: string, options: ActiveLinkOptions = {}): DirectedLink[] {
   const asOf = options.asOf ?? Date.now();
   return store
@@ -29,7 +32,7 @@ export function activeLinks(store: Store, nodeId: string, options: ActiveLinkOpt
       `SELECT ${LINK_COLUMNS}, CASE WHEN source_id = ?1 THEN 'out' ELSE 'in' END AS direction
        FROM semantic_links
        WHERE (source_id = ?1 OR target_id = ?2) AND expired_at IS NULL
-         AND valid_from <= ?3 AND (valid_until IS NULL OR valid_until > ?4) AND scope = ?5
+         AND valid_from <= ?3 AND (valid_until IS NULL OR valid_until > ?4) AND +scope = ?5
        ORDER BY direction DESC, trust_weight DESC, valid_from DESC, id`,
     )
     .all(nodeId, nodeId, asOf, asOf, parseScope(options.scope))

@@ -27,9 +27,8 @@ function trigrams(text: string): Map<string, number> {
   return grams;
 }
 
-/** Dice coefficient of character trigrams (multiset). */
-export function trigramDice(a: string, b: string): number {
-  const [x, y] = [trigrams(a), trigrams(b)];
+/** Dice coefficient of two trigram multisets. */
+function diceOf(x: Map<string, number>, y: Map<string, number>): number {
   let shared = 0;
   let size = 0;
   for (const [gram, n] of x) {
@@ -40,6 +39,9 @@ export function trigramDice(a: string, b: string): number {
   return size === 0 ? 0 : (2 * shared) / size;
 }
 
+/** Dice coefficient of character trigrams (multiset). */
+export const trigramDice = (a: string, b: string): number => diceOf(trigrams(a), trigrams(b));
+
 /**
  * Edits (insert, delete, substitute, swap two neighbours) that turn a into b, counted in code
  * points; stops counting past `max` (returns max + 1).
@@ -47,18 +49,20 @@ export function trigramDice(a: string, b: string): number {
 export function editDistance(a: string, b: string, max = Infinity): number {
   const [x, y] = [[...a], [...b]];
   if (Math.abs(x.length - y.length) > max) return max + 1;
-  let before = new Array<number>(y.length + 1).fill(0);
-  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
+  let before = new Int32Array(y.length + 1);
+  let previous = Int32Array.from({ length: y.length + 1 }, (_, j) => j);
+  let row = new Int32Array(y.length + 1);
   for (let i = 1; i <= x.length; i++) {
-    const row = [i];
+    row[0] = i;
+    let lowest = i;
     for (let j = 1; j <= y.length; j++) {
-      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
       if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) best = Math.min(best, before[j - 2]! + 1);
-      row.push(best);
+      row[j] = best;
+      if (best < lowest) lowest = best;
     }
-    if (Math.min(...row) > max) return max + 1;
-    [before, previous] = [previous, row];
+    if (lowest > max) return max + 1;
+    [before, previous, row] = [previous, row, before];
   }
   return previous[y.length]!;
 }
@@ -67,11 +71,17 @@ export function editDistance(a: string, b: string, max = Infinity): number {
 export const nearMissEdits = (length: number): number => (length <= 4 ? 1 : length <= 10 ? 2 : 3);
 
 /**
- * Whether two different normalised keys look like one name mistyped ("kaddy" / "caddy",
- * "postgre sql" / "postgresql"): a few edits apart for their length, or sharing most trigrams.
+ * A test for keys that look like `key` mistyped ("kaddy" / "caddy", "postgre sql" / "postgresql"):
+ * a few edits apart for their length, or sharing most trigrams. `key` itself is not a near miss.
  */
-export function isNearMiss(key: string, other: string): boolean {
-  if (!key || !other || key === other) return false;
-  const edits = nearMissEdits(Math.max([...key].length, [...other].length));
-  return editDistance(key, other, edits) <= edits || trigramDice(key, other) >= 0.75;
+export function nearMissTest(key: string): (other: string) => boolean {
+  const grams = trigrams(key);
+  const length = [...key].length;
+  return (other) => {
+    if (!key || !other || key === other) return false;
+    const edits = nearMissEdits(Math.max(length, [...other].length));
+    return editDistance(key, other, edits) <= edits || diceOf(grams, trigrams(other)) >= 0.75;
+  };
 }
+
+export const isNearMiss = (key: string, other: string): boolean => nearMissTest(key)(other);

@@ -5,7 +5,7 @@ import { hasVectorTables } from "../engine/schema.ts";
 import { NODE_TYPES, NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
 import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
 import { checkNewNodeId, nameSlug, nodeIdFor } from "./ids.ts";
-import { editDistance, isNearMiss, nameKeys, normalizeEntityName, trigramDice } from "./names.ts";
+import { editDistance, nameKeys, nearMissTest, normalizeEntityName, trigramDice } from "./names.ts";
 
 export type NodeRow = Omit<SemanticNode, "aliases" | "metadata" | "isCategory"> & { aliases: string; metadata: string; isCategory: number };
 
@@ -186,9 +186,10 @@ export function findNearMissNodes(store: Store, name: string, scopeInput?: strin
          AND n.type NOT IN ('${NODE_TYPES.contradiction}', '${NODE_TYPES.fallacy}')`,
     )
     .all(scope, Math.max(1, length - 3), length + 3);
+  const near = nearMissTest(key);
   const best = new Map<string, { key: string; score: number }>();
   for (const row of rows) {
-    if (!isNearMiss(key, row.key)) continue;
+    if (!near(row.key)) continue;
     const score = editDistance(key, row.key) - trigramDice(key, row.key);
     if (!best.has(row.id) || score < best.get(row.id)!.score) best.set(row.id, { key: row.key, score });
   }

@@ -26,7 +26,8 @@ export type MultiHopPath = {
 type Step = { prev: string; linkId: number };
 
 const NEIGHBOUR_SQL = (suppress: boolean) => {
-  const believed = `scope = ?3 AND expired_at IS NULL AND valid_from <= ?2 AND (valid_until IS NULL OR valid_until > ?2)${
+  // "+scope": a filter, not an index key, so each side looks links up by its end's index.
+  const believed = `+scope = ?3 AND expired_at IS NULL AND valid_from <= ?2 AND (valid_until IS NULL OR valid_until > ?2)${
     suppress ? ` AND (metadata = '{}' OR json_extract(metadata, '$.suppressExpansion') IS NOT 1)` : ""
   }`;
   return `SELECT id, source_id AS node, target_id AS next FROM semantic_links WHERE source_id IN (SELECT value FROM json_each(?1)) AND ${believed}
