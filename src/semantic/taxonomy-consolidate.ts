@@ -138,7 +138,7 @@ function linkMergedRoots(store: Store, scope: string, state: JobState, from: str
 /** Finishes every consolidation a crash left running (sleep cycles call this first). */
 export async function resumeTaxonomyConsolidations(store: Store, options: ConsolidationOptions = {}): Promise<ConsolidationReport[]> {
   const reports: ConsolidationReport[] = [];
-  for (const job of listRunningJobs(store.dbRO(), CONSOLIDATE_JOB, options.scope)) {
+  for (const job of listRunningJobs(store.dbRO(), CONSOLIDATE_JOB, options.scope === undefined ? undefined : parseScope(options.scope))) {
     reports.push(await consolidateTaxonomyBranch(store, String(job.params.from), String(job.params.to), { ...options, scope: job.scope }));
   }
   return reports;

@@ -87,9 +87,13 @@ describe("two tenants with the same names", () => {
     expect(gllam.upsertNode({ id: "ledger", name: "Ledger", scope: "secret" }).created).toBe(true);
     const conflict = await failure(() => gllam.upsertNode({ id: "ledger", name: "Ledger", scope: "public" }));
     expect(conflict).toEqual({ code: "E_CONFLICT", message: 'node id "ledger" is taken: choose another id' });
-    const squat = await failure(() => gllam.upsertNode({ id: secret.ledger, name: "Ledger", scope: "public" }));
-    expect(squat.code).toBe("E_CONFLICT");
-    expect(squat.message).not.toMatch(/scope|Salary/);
+    for (const squat of [
+      await failure(() => gllam.upsertNode({ id: secret.ledger, name: "Ledger", scope: "public" })),
+      await failure(() => gllam.upsertSource({ id: secret.source, docType: "slack", scope: "public" })),
+    ]) {
+      expect(squat.code).toBe("E_CONFLICT");
+      expect(squat.message).not.toMatch(/scope|Salary|Carol/);
+    }
     gllam.close();
   });
 
