@@ -21,20 +21,21 @@ export type ActiveLinkOptions = {
 export type DirectedLink = SemanticLink & { direction: "out" | "in" };
 
 /**
- * Links touching a node that hold at `asOf` and that the engine still believes, both directions.
- * ("+scope" keeps the scope a filter: the lookup goes through the source and target indexes.)
+ * Parameters: node id (twice), asOf (twice), scope. "+scope" keeps the scope a filter, so the
+ * lookup goes through the source and target indexes, not through every link of the scope.
  */
+export const ACTIVE_LINKS_SQL = `SELECT ${LINK_COLUMNS}, CASE WHEN source_id = ?1 THEN 'out' ELSE 'in' END AS direction
+  FROM semantic_links
+  WHERE (source_id = ?1 OR target_id = ?2) AND expired_at IS NULL
+    AND valid_from <= ?3 AND (valid_until IS NULL OR valid_until > ?4) AND +scope = ?5
+  ORDER BY direction DESC, trust_weight DESC, valid_from DESC, id`;
+
+/** Links touching a node of the scope that hold at `asOf` and that the engine still believes, both directions. */
 export function activeLinks(store: Store, nodeId: string, options: ActiveLinkOptions = {}): DirectedLink[] {
   const asOf = options.asOf ?? Date.now();
   return store
     .dbRO()
-    .query<LinkRow & { direction: "out" | "in" }, [string, string, number, number, string]>(
-      `SELECT ${LINK_COLUMNS}, CASE WHEN source_id = ?1 THEN 'out' ELSE 'in' END AS direction
-       FROM semantic_links
-       WHERE (source_id = ?1 OR target_id = ?2) AND expired_at IS NULL
-         AND valid_from <= ?3 AND (valid_until IS NULL OR valid_until > ?4) AND +scope = ?5
-       ORDER BY direction DESC, trust_weight DESC, valid_from DESC, id`,
-    )
+    .query<LinkRow & { direction: "out" | "in" }, [string, string, number, number, string]>(ACTIVE_LINKS_SQL)
     .all(nodeId, nodeId, asOf, asOf, parseScope(options.scope))
     .map((row) => ({ ...toLink(row), direction: row.direction }));
 }

@@ -25,7 +25,8 @@ export type MultiHopPath = {
 
 type Step = { prev: string; linkId: number };
 
-const NEIGHBOUR_SQL = (suppress: boolean) => {
+/** Parameters: the frontier as a JSON array, asOf, scope. */
+export const NEIGHBOUR_SQL = (suppress: boolean) => {
   // "+scope": a filter, not an index key, so each side looks links up by its end's index.
   const believed = `+scope = ?3 AND expired_at IS NULL AND valid_from <= ?2 AND (valid_until IS NULL OR valid_until > ?2)${
     suppress ? ` AND (metadata = '{}' OR json_extract(metadata, '$.suppressExpansion') IS NOT 1)` : ""

@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { GllamError } from "../../src/engine/errors.ts";
 import type { Gllam } from "../../src/engine/gllam.ts";
 import { nodeIdFor } from "../../src/semantic/ids.ts";
+import { ACTIVE_LINKS_SQL } from "../../src/semantic/links.ts";
+import { NEIGHBOUR_SQL } from "../../src/semantic/paths.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 import { snapshot, tinyEmbedder } from "./fixtures.ts";
 
@@ -57,6 +59,18 @@ const failure = async (action: () => unknown): Promise<{ code: string; message: 
   }
   throw new Error("expected a failure");
 };
+
+test.each([
+  ["activeLinks", ACTIVE_LINKS_SQL],
+  ["the path search's neighbours", NEIGHBOUR_SQL(true)],
+])("%s: the scope filters, the source and target indexes find the links", async (_, sql) => {
+  const gllam = await openTempGllam(dir, { embedder: tinyEmbedder });
+  const plan = gllam.dbRO().query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all().map((row) => row.detail).join("\n");
+  expect(plan).toContain("idx_semantic_links_source (source_id=?)");
+  expect(plan).toContain("idx_semantic_links_target (target_id=?)");
+  expect(plan).not.toMatch(/\(scope=\?\)/); // a walk over every link of the scope
+  gllam.close();
+});
 
 describe("two tenants with the same names", () => {
   test("both record Payroll uses Workday; each sees only its own nodes and links", async () => {
