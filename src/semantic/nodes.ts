@@ -129,8 +129,9 @@ export function freeNodeId(store: Store, scope: string, slug: string): string {
 }
 
 /**
- * The node a name means in the scope, created when there is none (its id derived from the name, as
- * `gllam fact add` does): an existing node with the derived id or the name's key is reused.
+ * The node a name means in the scope (its id, else its normalised name or alias, as resolveEntity
+ * reads them, but inside the write transaction), created when there is none: its id derived from
+ * the name and scope (the next free one when another node holds it), as `gllam fact add` does.
  */
 export function ensureNodeNamed(store: Store, name: string, scopeInput?: string): UpsertNodeResult {
   const scope = parseScope(scopeInput);
@@ -138,7 +139,7 @@ export function ensureNodeNamed(store: Store, name: string, scopeInput?: string)
   if (!slug) throw new GllamError("E_BAD_INPUT", `"${name}" has no letters or digits to name a node`);
   return store.transaction(() => {
     const known =
-      readNode(store, nodeIdFor(scope, slug), scope, true) ??
+      readNode(store, name.trim(), scope, true) ??
       store
         .db()
         .query<{ id: string }, [string, string]>("SELECT node_id AS id FROM semantic_node_names WHERE scope = ? AND name_key = ? ORDER BY node_id LIMIT 1")

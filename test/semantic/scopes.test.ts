@@ -4,7 +4,7 @@ import type { Gllam } from "../../src/engine/gllam.ts";
 import { nodeIdFor } from "../../src/semantic/ids.ts";
 import { ACTIVE_LINKS_SQL } from "../../src/semantic/links.ts";
 import { NEIGHBOUR_SQL } from "../../src/semantic/paths.ts";
-import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 import { snapshot, tinyEmbedder } from "./fixtures.ts";
 
 const dir = makeTempDir("gllam-scopes-");
@@ -173,6 +173,22 @@ describe("two tenants with the same names", () => {
     expect(gllam.resolveEntity(secret.payroll, { scope: "public" }).node).toBeUndefined();
     expect(gllam.findNearMissNodes("Salary Ledgr", { scope: "public" })).toEqual([]);
     expect(gllam.findNearMissNodes("Salary Ledgr", { scope: "secret" }).map((n) => n.id)).toEqual([secret.ledger]);
+    gllam.close();
+  });
+});
+
+describe("ensureNodeNamed", () => {
+  test("finds the node a name means (id, name or alias, even one written in the same transaction), else creates one with a free derived id", async () => {
+    const gllam = await openTempGllam(dir, { embedder: tinyEmbedder });
+    gllam.upsertNode({ id: "kaddy", name: "Something Else" });
+    gllam.upsertNode({ id: "pg", name: "PostgreSQL", aliases: ["Postgres"] });
+    expect(gllam.ensureNodeNamed("pg").node.id).toBe("pg");
+    expect(gllam.ensureNodeNamed("postgres")).toMatchObject({ node: { id: "pg" }, created: false });
+    const [first, second] = gllam.store.transaction(() => [gllam.ensureNodeNamed("Kaddy"), gllam.ensureNodeNamed("KADDY")]);
+    expect(first).toMatchObject({ node: { id: "kaddy#2", name: "Kaddy" }, created: true });
+    expect(second).toMatchObject({ node: { id: "kaddy#2" }, created: false });
+    expect(gllam.getNode("kaddy")?.name).toBe("Something Else");
+    await expectGllamError(() => gllam.ensureNodeNamed("!!!"), "E_BAD_INPUT", /no letters or digits/);
     gllam.close();
   });
 });
