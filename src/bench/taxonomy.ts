@@ -82,7 +82,7 @@ export async function runTaxonomyReader(path: string, seed: number, nodes: numbe
   const queries = [
     () => getNodesByTaxonomyPrefix(store, `${rng.next() < 0.5 ? FROM : TO}/Kind${rng.int(KINDS)}`, { limit: 50 }),
     () => countNodesByTaxonomyPrefix(store.dbRO(), `${rng.next() < 0.5 ? FROM : TO}/Kind${rng.int(KINDS)}`),
-    () => readNode(store, `b${rng.int(nodes)}`),
+    () => readNode(store, `b${rng.int(nodes)}`, "default"),
   ];
   process.stdout.write("ready\n");
   while (!stop) {

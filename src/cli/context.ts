@@ -5,7 +5,7 @@ import { EmbedderNameSchema, readEnv, type EmbedderName } from "../config/env.ts
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { GllamError } from "../engine/errors.ts";
-import { parseInput } from "../memory/parse.ts";
+import { parseInput, parseScope } from "../memory/parse.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
 import { Gllam } from "../engine/gllam.ts";
 import type { EmbeddingModelCheck } from "../semantic/node-vectors.ts";
@@ -32,6 +32,9 @@ export const globalArgs = {
 
 /** The --scope flag of every command that reads or writes memory. */
 export const scopeArg = { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } as const;
+
+/** The --scope flag's value as every layer reads it (ScopeSchema: trimmed, checked), or an error naming --scope. */
+export const scopeOf = (args: { scope?: string }): string => parseScope(args.scope, "--scope");
 
 export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; debug?: boolean };
 
@@ -68,9 +71,12 @@ export async function chooseTiers(args: GlobalArgs, env = readEnv()): Promise<Ch
   }
 }
 
-export type EngineMode = {
-  readOnly?: boolean;
-  create?: boolean;
+/**
+ * How a command opens the file: only reading (never creates anything), or writing, and then whether
+ * it may create the database. Each command says which: one that changes existing memory (forget,
+ * fact invalidate, ...) must not create a file at a mistyped path.
+ */
+export type EngineMode = ({ readOnly: true } | { create: boolean }) & {
   /** `gllam reembed` is the cure: it does not warn. */
   quietDrift?: boolean;
   /** The command writes static vectors: build the table first, saying so (others never wait for it). */

@@ -2,6 +2,7 @@
 export const ERROR_CODES = [
   "E_BAD_INPUT", // malformed argument, query, file or record
   "E_NOT_FOUND", // a named node, file or database does not exist
+  "E_CONFLICT", // an id the caller chose is taken (by something the caller may not see)
   "E_NOT_SQLITE", // the file exists but is not a SQLite database
   "E_SCHEMA_NEWER", // the database was written by a newer GLLAM
   "E_CANNOT_OPEN", // the database file or its folder cannot be opened or created

@@ -64,12 +64,11 @@ import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../sem
 import {
   checkEmbeddingModelVersion,
   searchSimilarNodes,
-  storeNodeEmbedding,
   storeNodeEmbeddings,
   type EmbeddingModelCheck,
   type SimilarNodeOptions,
 } from "../semantic/node-vectors.ts";
-import { findNodesByName, readNode, upsertNode, type UpsertNodeResult } from "../semantic/nodes.ts";
+import { ensureNodeNamed, findNearMissNodes, findNodesByName, readNode, upsertNode, type NearMiss, type UpsertNodeResult } from "../semantic/nodes.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
 import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
 import { persistPddlTask, pddlDomainsDirFor, type PersistedTask } from "../planning/persist.ts";
@@ -98,6 +97,7 @@ import {
   upsertProceduralKnowledge,
   type UpsertProcedureResult,
 } from "../procedural/procedures.ts";
+import { parseScope } from "../memory/parse.ts";
 import { readMetadata } from "./metadata.ts";
 import { initSchema, readSchemaVersion } from "./schema.ts";
 import { GllamError } from "./errors.ts";
@@ -267,24 +267,36 @@ export class Gllam {
     return upsertNode(this.store, node);
   }
 
-  getNode(id: string): SemanticNode | undefined {
-    return readNode(this.store, id);
+  /** A node of the scope (default "default"); one of another scope is undefined, as a missing one. */
+  getNode(id: string, options: { scope?: string } = {}): SemanticNode | undefined {
+    return readNode(this.store, id, parseScope(options.scope));
   }
 
   findNodesByName(name: string, scope?: string): SemanticNode[] {
     return findNodesByName(this.store, name, scope);
   }
 
+  /** The node a name means in the scope, created (id derived from the name and scope) when there is none. */
+  ensureNodeNamed(name: string, options: { scope?: string } = {}): UpsertNodeResult {
+    return ensureNodeNamed(this.store, name, options.scope);
+  }
+
+  /** Nodes of the scope whose name or alias looks like `name` mistyped ("Kaddy" for Caddy), closest first. */
+  findNearMissNodes(name: string, options: { scope?: string; limit?: number } = {}): NearMiss[] {
+    return findNearMissNodes(this.store, name, options.scope, options.limit);
+  }
+
   activeLinks(nodeId: string, options?: ActiveLinkOptions): DirectedLink[] {
     return activeLinks(this.store, nodeId, options);
   }
 
-  storeNodeEmbedding(nodeId: string): Promise<number> {
-    return storeNodeEmbedding(this.store, this.embedder, nodeId);
+  storeNodeEmbedding(nodeId: string, options: { scope?: string } = {}): Promise<number> {
+    return this.storeNodeEmbeddings([nodeId], options);
   }
 
-  storeNodeEmbeddings(nodeIds: string[]): Promise<number> {
-    return storeNodeEmbeddings(this.store, this.embedder, nodeIds);
+  /** Nodes of the scope (default "default"): an id of another scope is E_NOT_FOUND, as a missing one. */
+  storeNodeEmbeddings(nodeIds: string[], options: { scope?: string } = {}): Promise<number> {
+    return storeNodeEmbeddings(this.store, this.embedder, nodeIds, parseScope(options.scope));
   }
 
   searchSimilarNodes(query: string, limit = 5, options?: SimilarNodeOptions): Promise<SimilarNode[]> {
@@ -308,7 +320,8 @@ export class Gllam {
 
   /** addEdge with a fallacy judge (an LLM) consulted first; a failing judge leaves the rule-based cues. */
   async addEdgeJudged(link: LinkInput, judge: FallacyJudge): Promise<AddEdgeResult & { judgeError?: string }> {
-    const [subject, target] = [readNode(this.store, link.sourceId), readNode(this.store, link.targetId)];
+    const scope = parseScope(link.scope);
+    const [subject, target] = [readNode(this.store, link.sourceId, scope), readNode(this.store, link.targetId, scope)];
     const outcome = await askFallacyJudge(judge, {
       text: link.claim ?? "",
       relationship: link.relationship,
@@ -320,16 +333,16 @@ export class Gllam {
     return outcome.error ? { ...result, judgeError: outcome.error } : result;
   }
 
-  invalidateObsoleteEdge(linkId: number, at: number): InvalidationResult {
-    return invalidateObsoleteEdge(this.store, linkId, at);
+  invalidateObsoleteEdge(linkId: number, at: number, options?: { scope?: string }): InvalidationResult {
+    return invalidateObsoleteEdge(this.store, linkId, at, options);
   }
 
-  invalidateDependentCrossCuttingLinks(nodeId: string, at: number, options?: { maxDepth?: number }): CascadeReport {
+  invalidateDependentCrossCuttingLinks(nodeId: string, at: number, options?: { maxDepth?: number; scope?: string }): CascadeReport {
     return invalidateDependentCrossCuttingLinks(this.store, this.config, nodeId, at, options);
   }
 
-  resolveContradiction(contradictionId: string, winnerLinkId: number): ContradictionResolution {
-    return resolveContradiction(this.store, semanticPolicy(this.config), contradictionId, winnerLinkId);
+  resolveContradiction(contradictionId: string, winnerLinkId: number, options?: { scope?: string }): ContradictionResolution {
+    return resolveContradiction(this.store, semanticPolicy(this.config), contradictionId, winnerLinkId, options);
   }
 
   asKnownAt(nodeId: string, options: KnownAtOptions): DirectedLink[] {
@@ -340,7 +353,7 @@ export class Gllam {
     return linkHistory(this.store, sourceId, relationship, options);
   }
 
-  describeFacts(nodeId: string, options?: { asOf?: number }): DescribedFact[] {
+  describeFacts(nodeId: string, options?: { asOf?: number; scope?: string }): DescribedFact[] {
     return describeFacts(this.store, nodeId, options);
   }
 
@@ -361,8 +374,8 @@ export class Gllam {
     return findMultiHopPath(this.store, a, b, options);
   }
 
-  compactNodeCaveats(nodeId: string, maxInline = 5): CaveatCompaction {
-    return compactNodeCaveats(this.store, nodeId, maxInline);
+  compactNodeCaveats(nodeId: string, maxInline = 5, options?: { scope?: string }): CaveatCompaction {
+    return compactNodeCaveats(this.store, nodeId, maxInline, options);
   }
 
   batchCompactHubCaveats(minCaveats = 10, maxInline = 5, options?: { scope?: string }): CaveatCompaction[] {
@@ -373,12 +386,12 @@ export class Gllam {
     return resolveEntity(this.store, name, options);
   }
 
-  mergeNodes(keepId: string, dropId: string): MergeReport {
-    return mergeNodes(this.store, this.config, keepId, dropId);
+  mergeNodes(keepId: string, dropId: string, options?: { scope?: string }): MergeReport {
+    return mergeNodes(this.store, this.config, keepId, dropId, options);
   }
 
-  disambiguateEntityForSource(nodeId: string, sense: string, originSourceId?: string): Disambiguation {
-    return disambiguateEntityForSource(this.store, { nodeId, sense, originSourceId });
+  disambiguateEntityForSource(nodeId: string, sense: string, originSourceId?: string, options: { scope?: string } = {}): Disambiguation {
+    return disambiguateEntityForSource(this.store, { nodeId, sense, originSourceId, scope: options.scope });
   }
 
   /** Removes a node, link or source and everything derived only from it, and reports what went. */
@@ -431,8 +444,8 @@ export class Gllam {
   }
 
   /** Links every episode of a scope to the nodes it mentions (after nodes were added). */
-  relinkMentions(scope = "default"): number {
-    return this.store.transaction(() => relinkScopeMentions(this.store.db(), scope));
+  relinkMentions(scope?: string): number {
+    return this.store.transaction(() => relinkScopeMentions(this.store.db(), parseScope(scope)));
   }
 
   /** Episodes still waiting for a vector. */
@@ -499,8 +512,8 @@ export class Gllam {
   }
 
   /** Seed: WouldCreateTaxonomyCycle. addEdge refuses such a link with E_TAXONOMY_CYCLE. */
-  wouldCreateTaxonomyCycle(childId: string, parentId: string): CycleCheck {
-    return wouldCreateTaxonomyCycle(this.store, childId, parentId);
+  wouldCreateTaxonomyCycle(childId: string, parentId: string, options?: { scope?: string }): CycleCheck {
+    return wouldCreateTaxonomyCycle(this.store, childId, parentId, options);
   }
 
   /** Seed: ProcessUncategorizedBatch. Files up to n orphans under categories (by embeddings, or a Categorizer). */
@@ -579,14 +592,15 @@ export class Gllam {
   }
 
   /** Orders the scope's events consistently with every temporal link and valid time, or reports the contradiction; writes the PDDL. */
-  orderTimeline(scope?: string): TimelineOrder & { files?: PersistedTask } {
+  orderTimeline(scopeInput?: string): TimelineOrder & { files?: PersistedTask } {
+    const scope = parseScope(scopeInput);
     const { events, links } = readTimeline(this.store, scope);
     const timeline = buildTimeline(events, links);
     const files = this.pddlDomainsDir === null ? undefined : this.#persistTimeline(timeline, scope);
     return { ...orderTimeline(timeline), ...(files ? { files } : {}) };
   }
 
-  #persistTimeline(timeline: ReturnType<typeof buildTimeline>, scope = "default"): PersistedTask {
+  #persistTimeline(timeline: ReturnType<typeof buildTimeline>, scope: string): PersistedTask {
     const { domain, problem } = compileTimelinePddl(timeline);
     return persistPddlTask(this.pddlDomainsDir!, `timeline ${scope}`, domain, problem);
   }

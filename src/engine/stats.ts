@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { readMetadata } from "./metadata.ts";
 import { readSchemaVersion } from "./schema.ts";
+import { isMemoryPath } from "./connections.ts";
 import { walSizeBytes } from "./wal.ts";
 
 export type StoreStats = {
@@ -34,7 +35,7 @@ export function readStats(db: Database, path: string): StoreStats {
   const dims = readMetadata(db, "embedding_dims");
   return {
     path,
-    fileBytes: statSync(path).size,
+    fileBytes: isMemoryPath(path) ? 0 : statSync(path).size,
     walBytes: walSizeBytes(path),
     schemaVersion: readSchemaVersion(db),
     ...db.query<{ sqliteVersion: string; sqliteVecVersion: string }, []>("SELECT sqlite_version() AS sqliteVersion, vec_version() AS sqliteVecVersion").get()!,

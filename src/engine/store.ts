@@ -1,34 +1,15 @@
-import { Database } from "bun:sqlite";
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { describeError, GllamError } from "./errors.ts";
-import { SCHEMA_VERSION, GLLAM_APPLICATION_ID } from "./schema.ts";
-import { loadVecExtension, resolveVecExtension } from "./vec-extension.ts";
+import type { Database } from "bun:sqlite";
+import { resolve } from "node:path";
+import { checkWritable, inspectFile, isMemoryPath, MEMORY_PATH, openConnection, openReader } from "./connections.ts";
+import { GllamError } from "./errors.ts";
+import { resolveVecExtension } from "./vec-extension.ts";
 
 export type StoreOptions = {
   /** Create the file when it does not exist (default true). */
   create?: boolean;
-  /** Open only the read handle: nothing in the file can change (default false). */
+  /** Open only the read handle: nothing in the file can change, nothing is created beside it (default false). */
   readOnly?: boolean;
 };
-
-const SQLITE_HEADER = "SQLite format 3\0";
-
-/** Pragmas of the single writer connection (DESIGN.md "Store"); busy_timeout first so the rest can wait. */
-const WRITER_PRAGMAS = [
-  "PRAGMA busy_timeout = 5000",
-  "PRAGMA journal_mode = WAL",
-  "PRAGMA synchronous = NORMAL",
-  "PRAGMA foreign_keys = ON",
-  "PRAGMA wal_autocheckpoint = 1000",
-  // Statement and savepoint journals stay in memory: on disk they cost a dozen pwrite calls per row.
-  // (Large batches should not nest savepoints: an in-memory journal of a long savepoint is slow.)
-  // A page cache of up to 256 MiB keeps a million-link graph's indexes off the disk.
-  "PRAGMA temp_store = MEMORY",
-  "PRAGMA cache_size = -262144",
-];
-// Readers map the file (no copy per page read) and cache up to 256 MiB: graph walks touch pages all over it.
-const READER_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 1073741824"];
 
 /**
  * One SQLite file: a writer connection for every mutation and a read-only connection for every
@@ -46,21 +27,35 @@ export class Store {
   }
 
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
-    const absolute = resolve(path);
-    const exists = checkExistingFile(absolute, options);
-    if (exists) checkSchemaVersion(absolute);
     const vecPath = await resolveVecExtension();
-    const writer = options.readOnly ? undefined : openConnection(absolute, false, vecPath);
+    if (isMemoryPath(path)) return Store.#openMemory(options, vecPath);
+    const absolute = resolve(path);
+    const file = inspectFile(absolute, { mustExist: options.readOnly === true || options.create === false });
+    if (options.readOnly) return new Store(absolute, undefined, openReader(absolute, file, vecPath));
+    if (file.kind !== "new") checkWritable(absolute);
+    // An existing file is checked through the read handle before the writer's pragmas touch it.
+    const early = file.kind === "new" ? undefined : openReader(absolute, file, vecPath);
+    let writer: Database | undefined;
     try {
-      if (writer) {
-        const mode = writer.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
-        if (mode?.journal_mode !== "wal") throw new GllamError("E_CANNOT_OPEN", `${absolute}: cannot switch to WAL mode`);
-      }
-      return new Store(absolute, writer, openConnection(absolute, true, vecPath));
+      writer = openConnection(absolute, "writer", vecPath);
+      const mode = writer.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
+      if (mode?.journal_mode !== "wal") throw new GllamError("E_CANNOT_OPEN", `${absolute}: cannot switch to WAL mode`);
+      return new Store(absolute, writer, early ?? openConnection(absolute, "reader", vecPath));
     } catch (error) {
       writer?.close();
+      early?.close();
       throw error;
     }
+  }
+
+  /** `:memory:` is a new, empty database: nothing to read, nothing to change, only to fill. */
+  static #openMemory(options: StoreOptions, vecPath: string): Store {
+    if (options.readOnly || options.create === false) {
+      throw new GllamError("E_NOT_FOUND", `an in-memory database (${MEMORY_PATH}) starts empty: there is nothing in it to ${options.readOnly ? "read" : "change"}`);
+    }
+    // bun:sqlite gives every ":memory:" connection a database of its own: one connection serves both roles.
+    const db = openConnection(MEMORY_PATH, "memory", vecPath);
+    return new Store(MEMORY_PATH, db, db);
   }
 
   get readOnly(): boolean {
@@ -73,7 +68,7 @@ export class Store {
     return this.#writer;
   }
 
-  /** The read-only connection (query_only=ON): writes through it fail. */
+  /** The read connection (query_only=ON: writes through it fail; for `:memory:`, the writer itself). */
   dbRO(): Database {
     return this.#reader;
   }
@@ -100,80 +95,7 @@ export class Store {
 
   close(): void {
     this.#reader.close();
-    this.#writer?.close();
+    if (this.#writer !== this.#reader) this.#writer?.close();
   }
 }
 
-/** Returns whether the file exists; throws a clear error, before SQLite touches anything, when it cannot be used. */
-function checkExistingFile(path: string, options: StoreOptions): boolean {
-  if (!existsSync(path)) {
-    if (options.readOnly || options.create === false) {
-      throw new GllamError("E_NOT_FOUND", `no database at ${path} (create one with \`gllam seed\` or \`gllam ingest\`)`);
-    }
-    const folder = dirname(path);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-      throw new GllamError("E_CANNOT_OPEN", `cannot create ${path}: folder ${folder} does not exist`);
-    }
-    return false;
-  }
-  const stat = statSync(path);
-  if (!stat.isFile()) throw new GllamError("E_CANNOT_OPEN", `${path} is not a file`);
-  if (stat.size === 0) return false;
-  const header = Buffer.alloc(SQLITE_HEADER.length);
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    readSync(fd, header, 0, header.length, 0);
-  } catch (error) {
-    throw new GllamError("E_CANNOT_OPEN", `cannot read ${path}: ${describeError(error)}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  if (header.toString("latin1") !== SQLITE_HEADER) {
-    throw new GllamError("E_NOT_SQLITE", `${path} is not a SQLite database (wrong file header)`);
-  }
-  return true;
-}
-
-/** Reads the schema version through a read-only connection so a refused file is left untouched. */
-function checkSchemaVersion(path: string): void {
-  let probe: Database | undefined;
-  try {
-    probe = new Database(path, { readonly: true });
-    const version = probe.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-    const appId = probe.query<{ application_id: number }, []>("PRAGMA application_id").get()?.application_id ?? 0;
-    const tables = probe.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get()?.n ?? 0;
-    if (version > SCHEMA_VERSION) {
-      throw new GllamError(
-        "E_SCHEMA_NEWER",
-        `${path} has schema version ${version}, newer than this gllam understands (${SCHEMA_VERSION}); upgrade gllam`,
-      );
-    }
-    if (appId !== GLLAM_APPLICATION_ID && tables > 0) {
-      throw new GllamError("E_BAD_INPUT", `${path} is a SQLite database of another application, not a GLLAM memory`);
-    }
-  } catch (error) {
-    if (error instanceof GllamError) throw error;
-    throw new GllamError("E_NOT_SQLITE", `${path} is not a readable SQLite database: ${describeError(error)}`);
-  } finally {
-    probe?.close();
-  }
-}
-
-function openConnection(path: string, readonly: boolean, vecPath: string): Database {
-  let db: Database;
-  try {
-    db = readonly ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: true, strict: true });
-  } catch (error) {
-    throw new GllamError("E_CANNOT_OPEN", `cannot open ${path}${readonly ? " for reading" : ""}: ${describeError(error)}`);
-  }
-  try {
-    for (const pragma of readonly ? READER_PRAGMAS : WRITER_PRAGMAS) db.run(pragma);
-    loadVecExtension(db, vecPath);
-    return db;
-  } catch (error) {
-    db.close();
-    if (error instanceof GllamError) throw error;
-    throw new GllamError("E_CANNOT_OPEN", `cannot open ${path}: ${describeError(error)}`);
-  }
-}

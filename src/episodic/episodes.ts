@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { selectByIds } from "../engine/sql.ts";
-import { parseInput, parseJsonColumn } from "../memory/parse.ts";
+import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
 import {
   EpisodeInputSchema,
   SessionInputSchema,
@@ -154,7 +154,7 @@ export function getRecentEpisodes(store: Store, limit: number, options: { scope?
       `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE scope = ? AND (? IS NULL OR session_id = ?)
        ORDER BY coalesce(occurred_at, created_at) DESC, id DESC LIMIT ?`,
     )
-    .all(options.scope ?? "default", options.sessionId ?? null, options.sessionId ?? null, limit);
+    .all(parseScope(options.scope), options.sessionId ?? null, options.sessionId ?? null, limit);
   return rows.map(toEpisode);
 }
 
@@ -168,7 +168,7 @@ export function getEpisodesInWindow(store: Store, start: number, end: number, op
     .query<RawEpisode, [string, number, number, number]>(
       `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE scope = ? AND occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, session_id, seq LIMIT ?`,
     )
-    .all(options.scope ?? "default", start, end, limit)
+    .all(parseScope(options.scope), start, end, limit)
     .map(toEpisode);
 }
 
@@ -185,6 +185,6 @@ export function listSessions(store: Store, options: { scope?: string } = {}): Se
        FROM sessions s LEFT JOIN episodes e ON e.scope = s.scope AND e.session_id = s.id
        WHERE s.scope = ? GROUP BY s.scope, s.id ORDER BY coalesce(s.started_at, min(e.occurred_at), s.created_at), s.id`,
     )
-    .all(options.scope ?? "default")
+    .all(parseScope(options.scope))
     .map((row) => ({ ...row, metadata: parseJsonColumn(row.metadata, {}) }));
 }

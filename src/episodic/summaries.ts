@@ -1,6 +1,6 @@
 /** Session summaries (seed: saveEpisodicSummary), searchable by window and session. */
 import type { Store } from "../engine/store.ts";
-import { parseInput, parseJsonColumn } from "../memory/parse.ts";
+import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
 import { EpisodicSummaryInputSchema, type EpisodicSummaryInput, type EpisodicSummaryRow } from "../memory/types.ts";
 
 export function saveEpisodicSummary(store: Store, input: EpisodicSummaryInput): number {
@@ -25,6 +25,6 @@ export function getEpisodicSummaries(store: Store, options: { scope?: string; se
       `SELECT id, scope, session_id AS sessionId, summary, start_time AS startTime, end_time AS endTime, metadata, created_at AS createdAt
        FROM episodic_summaries WHERE scope = ? AND (? IS NULL OR session_id = ?) ORDER BY created_at DESC, id DESC`,
     )
-    .all(options.scope ?? "default", options.sessionId ?? null, options.sessionId ?? null)
+    .all(parseScope(options.scope), options.sessionId ?? null, options.sessionId ?? null)
     .map((row) => ({ ...row, metadata: parseJsonColumn(row.metadata, {}) }));
 }

@@ -10,6 +10,7 @@ import { finishJob, startJob } from "../engine/jobs.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { batchCompactHubCaveats } from "../semantic/caveats.ts";
+import { parseScope } from "../memory/parse.ts";
 import { readNodes } from "../semantic/nodes.ts";
 import { detectTaxonomyCycles } from "../semantic/taxonomy.ts";
 import { countUncategorized, processUncategorizedBatch, type Categorizer } from "../semantic/taxonomy-categorize.ts";
@@ -65,7 +66,7 @@ export type SleepCycleReport = {
 };
 
 export async function enterMemorySleepCycle(store: Store, embedder: Embedder, traceCount = 10, options: SleepCycleOptions = {}): Promise<SleepCycleReport> {
-  const scope = options.scope ?? "default";
+  const scope = parseScope(options.scope);
   const started = performance.now();
   const report: SleepCycleReport = {
     jobId: 0,
@@ -140,7 +141,7 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
   });
   await step("cycles", "checking the taxonomy for cycles", () => {
     const cycles = detectTaxonomyCycles(store, { scope }).cycles;
-    report.taxonomyCycles = cycles.map((ids) => readNodes(store, ids).map((n) => n.name));
+    report.taxonomyCycles = cycles.map((ids) => readNodes(store, ids, scope).map((n) => n.name));
   });
   await step("traces", `running ${traceCount} synthetic trace tests`, () => {
     const traces = simulateRandomTraceTests(store, traceCount, { scope, seed: report.seed, maxHops: options.maxHops });

@@ -7,6 +7,7 @@
 import { seededRandom } from "../bench/random.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
+import { parseScope } from "../memory/parse.ts";
 import { NODE_TYPES } from "../memory/types.ts";
 import { readNodes } from "../semantic/nodes.ts";
 import { findMultiHopPath, type MultiHopPath } from "../semantic/paths.ts";
@@ -44,24 +45,25 @@ export function simulateRandomTraceTests(store: Store, traceCount: number, optio
   if (!Number.isInteger(traceCount) || traceCount < 0 || traceCount > 100_000) throw new GllamError("E_BAD_INPUT", `trace count must be an integer in 0..100000, got ${traceCount}`);
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const asOf = options.asOf ?? Date.now();
+  const scope = parseScope(options.scope);
   const ids = store
     .dbRO()
     .query<{ id: string }, [string]>(
       `SELECT id FROM semantic_nodes WHERE scope = ? AND is_category = 0
          AND type NOT IN ('${NODE_TYPES.contradiction}', '${NODE_TYPES.fallacy}', '${NODE_TYPES.source}', '${NODE_TYPES.category}') ORDER BY id`,
     )
-    .all(options.scope ?? "default")
+    .all(scope)
     .map((row) => row.id);
   const pairs = sampleDistinctPairs(ids.length, traceCount, seededRandom(seed).next);
-  const traces = pairs.map(([i, j]) => runTrace(store, ids[i]!, ids[j]!, { maxHops: options.maxHops ?? 4, asOf }));
+  const traces = pairs.map(([i, j]) => runTrace(store, ids[i]!, ids[j]!, { maxHops: options.maxHops ?? 4, asOf, scope }));
   return { seed, entities: ids.length, traces, ...summarizeTraces(traces) };
 }
 
-function runTrace(store: Store, aId: string, bId: string, options: { maxHops: number; asOf: number }): TraceResult {
+function runTrace(store: Store, aId: string, bId: string, options: { maxHops: number; asOf: number; scope: string }): TraceResult {
   const forward = findMultiHopPath(store, aId, bId, options);
   const reverse = findMultiHopPath(store, bId, aId, options);
-  const types = new Map(readNodes(store, forward.nodes.map((n) => n.id)).map((n) => [n.id, n.type]));
-  const [a, b] = readNodes(store, [aId, bId]).map((n): TraceEnd => ({ id: n.id, name: n.name, path: n.taxonomyPath })) as [TraceEnd, TraceEnd];
+  const types = new Map(readNodes(store, forward.nodes.map((n) => n.id), options.scope).map((n) => [n.id, n.type]));
+  const [a, b] = readNodes(store, [aId, bId], options.scope).map((n): TraceEnd => ({ id: n.id, name: n.name, path: n.taxonomyPath })) as [TraceEnd, TraceEnd];
   const taxonomyOverlap = calculateTaxonomyPathOverlap(a.path, b.path);
   const issues = traceInconsistencies({ ...forward, nodeTypes: forward.nodes.map((n) => types.get(n.id) ?? "") }, reverse);
   return {

@@ -1,11 +1,23 @@
 import * as v from "valibot";
 import { GllamError } from "../engine/errors.ts";
+import { ScopeSchema } from "./types.ts";
 
 /** Parses a boundary value, or throws E_BAD_INPUT naming the field and the problem. */
 export function parseInput<const S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   throw new GllamError("E_BAD_INPUT", `invalid ${what}: ${describeIssues(result.issues)}`);
+}
+
+/**
+ * A scope as every read and write uses it (ScopeSchema: trimmed, NFC, checked; absent = "default").
+ * `what` names the input in the error (`--scope` on the command line).
+ */
+export function parseScope(scope: unknown, what = "scope"): string {
+  const result = v.safeParse(ScopeSchema, scope);
+  if (result.success) return result.output;
+  const shown = typeof scope === "string" ? JSON.stringify(scope.length > 60 ? `${scope.slice(0, 60)}…` : scope) : `(${typeof scope})`;
+  throw new GllamError("E_BAD_INPUT", `invalid ${what} ${shown}: ${result.issues[0].message}`);
 }
 
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {

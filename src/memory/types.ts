@@ -16,7 +16,28 @@ export const TimestampSchema = v.pipe(
   v.check((ms) => Number.isFinite(ms), "must be a valid date (epoch ms, Date or ISO-8601 string)"),
 );
 
-export const ScopeSchema = v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(200)), "default");
+/** The scope every call without one reads and writes. */
+export const DEFAULT_SCOPE = "default";
+/** The longest scope name, in characters (UTF-16 units). */
+export const MAX_SCOPE_LENGTH = 100;
+/**
+ * A memory scope (a user, agent or project sharing the file), normalised the same way at every
+ * boundary: Unicode NFC, trimmed, 1..100 characters, no control or invisible format characters (two
+ * scopes must never look alike), and no "/": a non-default scope's node and source ids are
+ * `scope/slug`, and with no "/" on either side an id splits back into exactly one scope and slug.
+ */
+export const ScopeSchema = v.optional(
+  v.pipe(
+    v.string("must be a string"),
+    v.normalize("NFC"),
+    v.trim(),
+    v.nonEmpty("must not be empty"),
+    v.maxLength(MAX_SCOPE_LENGTH, `must be at most ${MAX_SCOPE_LENGTH} characters`),
+    v.regex(/^[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]*$/u, "must not contain control or invisible characters"),
+    v.regex(/^[^/]*$/, 'must not contain "/"'),
+  ),
+  DEFAULT_SCOPE,
+);
 export const IdSchema = v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty"), v.maxLength(500));
 const TextSchema = v.pipe(v.string(), v.maxLength(MAX_TEXT));
 const RequiredTextSchema = v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty"), v.maxLength(MAX_TEXT));

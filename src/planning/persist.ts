@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { isMemoryPath } from "../engine/connections.ts";
 import { GllamError, describeError } from "../engine/errors.ts";
 import { writeFileAtomically } from "../engine/files.ts";
 import type { Domain, Problem } from "./pddl-types.ts";
@@ -15,7 +16,7 @@ export function pddlDomainsDirFor(dbPath: string, given: string | null | undefin
   if (given !== undefined) return given === null ? null : resolve(given);
   const configured = env.GLLAM_PDDL_DOMAINS?.trim();
   if (configured) return resolve(configured);
-  return dbPath === ":memory:" || dbPath === "" ? null : `${resolve(dbPath)}.pddl`;
+  return isMemoryPath(dbPath) || dbPath === "" ? null : `${resolve(dbPath)}.pddl`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Store } from "../engine/store.ts";
-import { parseJsonColumn } from "../memory/parse.ts";
+import { parseJsonColumn, parseScope } from "../memory/parse.ts";
 import { isPlannerUsable } from "../semantic/fallacies.ts";
 import type { TemporalRelationship, TimelineEvent, TimelineLink } from "./timeline.ts";
 
@@ -39,7 +39,8 @@ export function isPostHocFlagged(metadata: LinkMarks, flaggedByNode: boolean): b
  * active (not expired) temporal link touches, with those links. Claims a fallacy keeps out of
  * planning (begging_question) are left out. Own small queries on the read-only handle.
  */
-export function readTimeline(store: Store, scope = "default"): { events: TimelineEvent[]; links: TimelineLink[] } {
+export function readTimeline(store: Store, scopeInput?: string): { events: TimelineEvent[]; links: TimelineLink[] } {
+  const scope = parseScope(scopeInput);
   const db = store.dbRO();
   const rows = db
     .query<{ id: number; sourceId: string; targetId: string; relationship: string; metadata: string }, [string, string]>(

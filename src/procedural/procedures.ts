@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { GllamError } from "../engine/errors.ts";
 import { escapeLike } from "../engine/sql.ts";
 import type { Store } from "../engine/store.ts";
-import { parseInput, parseJsonColumn } from "../memory/parse.ts";
+import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
 import {
   PddlActionSchema,
   ProcedureInputSchema,
@@ -90,7 +90,8 @@ export function upsertProceduralKnowledge(store: Store, input: ProcedureInput, n
  * Feedback on a recipe: a helpful mark counts and makes it the golden standard; an unhelpful one
  * counts and takes the golden flag away (the latest feedback decides, the counts keep the history).
  */
-export function markProcedureHelpful(store: Store, taskType: string, helpful: boolean, scope = "default", now = Date.now()): ProceduralKnowledge {
+export function markProcedureHelpful(store: Store, taskType: string, helpful: boolean, scopeInput?: string, now = Date.now()): ProceduralKnowledge {
+  const scope = parseScope(scopeInput);
   const row = store
     .db()
     .query<ProcedureRow, [number, number, number, number, string, string]>(
@@ -103,7 +104,8 @@ export function markProcedureHelpful(store: Store, taskType: string, helpful: bo
 }
 
 /** The recipe for a task type, counting the retrieval as one more application. */
-export function retrieveProcedure(store: Store, taskType: string, scope = "default"): ProceduralKnowledge | undefined {
+export function retrieveProcedure(store: Store, taskType: string, scopeInput?: string): ProceduralKnowledge | undefined {
+  const scope = parseScope(scopeInput);
   const row = store
     .db()
     .query<ProcedureRow, [string, string]>(`UPDATE procedural_knowledge SET times_applied = times_applied + 1 WHERE scope = ? AND task_type = ? RETURNING ${COLUMNS}`)
@@ -111,13 +113,15 @@ export function retrieveProcedure(store: Store, taskType: string, scope = "defau
   return row ? toProcedure(row) : undefined;
 }
 
-export function getTopProcedures(store: Store, limit = 10, scope = "default"): ProceduralKnowledge[] {
+export function getTopProcedures(store: Store, limit = 10, scopeInput?: string): ProceduralKnowledge[] {
+  const scope = parseScope(scopeInput);
   if (!Number.isInteger(limit) || limit < 1) throw new GllamError("E_BAD_INPUT", `limit must be a positive integer, got ${limit}`);
   return store.dbRO().query<ProcedureRow, [string, number]>(`SELECT ${COLUMNS} FROM procedural_knowledge WHERE scope = ? ORDER BY ${RANKING} LIMIT ?`).all(scope, limit).map(toProcedure);
 }
 
 /** Recipes bound to a taxonomy sub-tree: the path itself and everything below it, best first. */
-export function getProceduresByTaxonomyPrefix(store: Store, prefix: string, scope = "default"): ProceduralKnowledge[] {
+export function getProceduresByTaxonomyPrefix(store: Store, prefix: string, scopeInput?: string): ProceduralKnowledge[] {
+  const scope = parseScope(scopeInput);
   const path = parseInput(TaxonomyPathSchema, prefix, "taxonomy prefix").replace(/(.)\/+$/, "$1");
   return store
     .dbRO()
@@ -129,7 +133,8 @@ export function getProceduresByTaxonomyPrefix(store: Store, prefix: string, scop
 }
 
 /** Every version of a recipe, oldest first, the current one last. */
-export function getProcedureVersions(store: Store, taskType: string, scope = "default"): ProceduralVersionRow[] {
+export function getProcedureVersions(store: Store, taskType: string, scopeInput?: string): ProceduralVersionRow[] {
+  const scope = parseScope(scopeInput);
   const current = readProcedure(store, scope, taskType);
   if (!current) return [];
   const older = store
@@ -144,6 +149,6 @@ export function getProcedureVersions(store: Store, taskType: string, scope = "de
 }
 
 /** Recipes that declare a PDDL action (optionally under a taxonomy prefix): the planner's building blocks. */
-export function listActionProcedures(store: Store, scope = "default", taxonomyPrefix = "/"): ProceduralKnowledge[] {
+export function listActionProcedures(store: Store, scope?: string, taxonomyPrefix = "/"): ProceduralKnowledge[] {
   return getProceduresByTaxonomyPrefix(store, taxonomyPrefix, scope).filter((p) => p.pddlAction !== null);
 }

@@ -1,6 +1,7 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
+import { parseScope } from "../memory/parse.ts";
 import { embedOne } from "../embed/embedder.ts";
 import type { SemanticNode, SimilarNode } from "../memory/types.ts";
 import { describeFacts, type FactDetails } from "../semantic/facts.ts";
@@ -52,7 +53,7 @@ export async function recall(store: Store, tiers: EmbeddingTiers, query: string,
   if (!text) throw new GllamError("E_BAD_INPUT", "query is empty");
   const k = options.k ?? 5;
   if (!Number.isInteger(k) || k < 1 || k > 100) throw new GllamError("E_BAD_INPUT", `k must be an integer in 1..100, got ${k}`);
-  const scope = options.scope ?? "default";
+  const scope = parseScope(options.scope);
   const asOf = options.asOf ?? Date.now();
   const episodeCount = options.episodes ?? 10;
   if (!Number.isInteger(episodeCount) || episodeCount < 0 || episodeCount > 1000) {
@@ -83,11 +84,11 @@ export async function recall(store: Store, tiers: EmbeddingTiers, query: string,
     else if (!focusNodes.some((f) => f.node.id === node.id)) focusNodes.push({ node, matchedBy: "entity" });
   }
   if (focusNodes.length === 0 && similar[0]) {
-    const [nearest] = readNodes(store, [similar[0].nodeId]);
+    const [nearest] = readNodes(store, [similar[0].nodeId], scope);
     if (nearest) focusNodes.push({ node: nearest, matchedBy: "similarity" });
   }
 
-  const focus = focusNodes.map(({ node, matchedBy }) => ({ node, matchedBy, links: describeFacts(store, node.id, { asOf }) }));
+  const focus = focusNodes.map(({ node, matchedBy }) => ({ node, matchedBy, links: describeFacts(store, node.id, { asOf, scope }) }));
   const named = focusNodes.filter((f) => f.matchedBy === "entity").map((f) => f.node.id);
   const episodes =
     episodeCount === 0

@@ -6,6 +6,7 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
+import { parseScope } from "../memory/parse.ts";
 import { embedOne, type Embedder } from "../embed/embedder.ts";
 import { readEpisodes } from "../episodic/episodes.ts";
 import { bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, type EpisodeFilter } from "../episodic/lookup.ts";
@@ -100,7 +101,7 @@ export type EpisodeSearchResult = {
 function buildFilter(options: SearchEpisodesOptions): EpisodeFilter {
   const end = [options.window?.end, options.asOf === undefined ? undefined : options.asOf + 1].filter((t): t is number => t !== undefined);
   return {
-    scope: options.scope ?? "default",
+    scope: parseScope(options.scope),
     start: options.window?.start,
     end: end.length > 0 ? Math.min(...end) : undefined,
     nodeIds: options.nodeIds,

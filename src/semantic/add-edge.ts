@@ -87,7 +87,7 @@ export function addEdge(store: Store, input: LinkInput, options: AddEdgeOptions)
           explicitFrom: link.validFrom !== undefined,
           now,
           rationaleAccepts: impact.refuseOverrideWithoutRationale
-            ? (established) => rationaleMatches(link.rationale, { ...established, targetName: readNode(store, established.targetId, true)?.name ?? "" })
+            ? (established) => rationaleMatches(link.rationale, { ...established, targetName: readNode(store, established.targetId, link.scope, true)?.name ?? "" })
             : undefined,
         })
       : { action: "inserted", reason: "new link", endedLinkIds: [], history: false };
@@ -98,18 +98,21 @@ export function addEdge(store: Store, input: LinkInput, options: AddEdgeOptions)
 
 type EndpointNames = { subjectName: string; targetName: string };
 
+/**
+ * Both ends, the origin source and the provenance episode must be in the link's scope: one of
+ * another scope is reported exactly as a missing one, so a link never crosses scopes.
+ */
 function checkEndpoints(store: Store, link: LinkInputParsed): EndpointNames {
   const found = store
     .db()
-    .query<{ id: string; scope: string; name: string }, [string, string]>("SELECT id, scope, name FROM semantic_nodes WHERE id IN (?, ?)")
-    .all(link.sourceId, link.targetId);
+    .query<{ id: string; name: string }, [string, string, string]>("SELECT id, name FROM semantic_nodes WHERE id IN (?, ?) AND scope = ?")
+    .all(link.sourceId, link.targetId, link.scope);
   const names = [link.sourceId, link.targetId].map((id) => {
     const node = found.find((n) => n.id === id);
     if (!node) throw new GllamError("E_NOT_FOUND", `link ${link.sourceId} -[${link.relationship}]-> ${link.targetId}: no node ${id}`);
-    if (node.scope !== link.scope) throw new GllamError("E_BAD_INPUT", `node ${id} is in scope "${node.scope}", the link in "${link.scope}"`);
     return node.name;
   });
-  if (link.episodeId !== undefined && !store.db().query("SELECT 1 FROM episodes WHERE id = ?").get(link.episodeId)) {
+  if (link.episodeId !== undefined && !store.db().query("SELECT 1 FROM episodes WHERE id = ? AND scope = ?").get(link.episodeId, link.scope)) {
     throw new GllamError("E_NOT_FOUND", `link provenance episode ${link.episodeId} does not exist`);
   }
   return { subjectName: names[0]!, targetName: names[1]! };
@@ -118,7 +121,10 @@ function checkEndpoints(store: Store, link: LinkInputParsed): EndpointNames {
 /** An explicit weight wins; else the origin source's composite weight; else the default. */
 function claimTrust(store: Store, link: LinkInputParsed, explicit: boolean): number {
   if (link.originSourceId === undefined) return link.trustWeight;
-  const source = store.db().query<{ trustWeight: number }, [string]>("SELECT trust_weight AS trustWeight FROM sources WHERE id = ?").get(link.originSourceId);
+  const source = store
+    .db()
+    .query<{ trustWeight: number }, [string, string]>("SELECT trust_weight AS trustWeight FROM sources WHERE id = ? AND scope = ?")
+    .get(link.originSourceId, link.scope);
   if (!source) throw new GllamError("E_NOT_FOUND", `link origin source ${link.originSourceId} does not exist`);
   return explicit ? link.trustWeight : source.trustWeight;
 }

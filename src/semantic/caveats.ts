@@ -7,7 +7,8 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import type { SemanticLink } from "../memory/types.ts";
 import { LINK_COLUMNS, toLink, type LinkRow } from "./links.ts";
-import { readNode, readNodes } from "./nodes.ts";
+import { parseScope } from "../memory/parse.ts";
+import { readNodes, requireNode } from "./nodes.ts";
 
 export type CaveatLink = SemanticLink & { otherName: string };
 
@@ -58,18 +59,19 @@ export function summariseCaveats(rest: readonly CaveatLink[], now: number): stri
 
 export type CaveatCompaction = { nodeId: string; summary: string; retainedCount: number; prunedCount: number; inlineLinkIds: number[] };
 
-/** Seed: CompactNodeCaveats. Writes caveat_summary and the inline window; links are untouched. */
-export function compactNodeCaveats(store: Store, nodeId: string, maxInline = 5, now = Date.now()): CaveatCompaction {
+/** Seed: CompactNodeCaveats. Writes caveat_summary and the inline window of a node of the scope; links are untouched. */
+export function compactNodeCaveats(store: Store, nodeId: string, maxInline = 5, options: { scope?: string; now?: number } = {}): CaveatCompaction {
   if (!Number.isInteger(maxInline) || maxInline < 0 || maxInline > 1000) throw new GllamError("E_BAD_INPUT", `maxInline must be an integer in 0..1000, got ${maxInline}`);
+  const scope = parseScope(options.scope);
+  const now = options.now ?? Date.now();
   return store.transaction(() => {
-    const node = readNode(store, nodeId, true);
-    if (!node) throw new GllamError("E_NOT_FOUND", `no node ${nodeId}`);
+    const node = requireNode(store, nodeId, scope, true);
     const links = store
       .db()
-      .query<LinkRow, [string]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE (source_id = ?1 OR target_id = ?1) AND caveats != ''`)
-      .all(nodeId)
+      .query<LinkRow, [string, string]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE (source_id = ?1 OR target_id = ?1) AND +scope = ?2 AND caveats != ''`)
+      .all(nodeId, scope)
       .map(toLink);
-    const names = new Map(readNodes(store, [...new Set(links.map((l) => (l.sourceId === nodeId ? l.targetId : l.sourceId)))]).map((n) => [n.id, n.name]));
+    const names = new Map(readNodes(store, [...new Set(links.map((l) => (l.sourceId === nodeId ? l.targetId : l.sourceId)))], scope).map((n) => [n.id, n.name]));
     const ranked = rankCaveats(
       links.map((l) => ({ ...l, otherName: names.get(l.sourceId === nodeId ? l.targetId : l.sourceId) ?? "" })),
       now,
@@ -85,6 +87,7 @@ export function compactNodeCaveats(store: Store, nodeId: string, maxInline = 5, 
 
 /** Seed: BatchCompactHubCaveats. Compacts every node of the scope with more than minCaveats caveated links. */
 export function batchCompactHubCaveats(store: Store, minCaveats = 10, maxInline = 5, options: { scope?: string; now?: number } = {}): CaveatCompaction[] {
+  const scope = parseScope(options.scope);
   const hubs = store
     .dbRO()
     .query<{ nodeId: string }, [string, string, number]>(
@@ -93,6 +96,6 @@ export function batchCompactHubCaveats(store: Store, minCaveats = 10, maxInline 
          UNION ALL SELECT target_id FROM semantic_links WHERE scope = ?2 AND caveats != '')
        GROUP BY node_id HAVING count(*) > ?3 ORDER BY count(*) DESC, node_id`,
     )
-    .all(options.scope ?? "default", options.scope ?? "default", minCaveats);
-  return hubs.map(({ nodeId }) => compactNodeCaveats(store, nodeId, maxInline, options.now));
+    .all(scope, scope, minCaveats);
+  return hubs.map(({ nodeId }) => compactNodeCaveats(store, nodeId, maxInline, { scope, now: options.now }));
 }

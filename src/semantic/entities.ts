@@ -10,8 +10,10 @@ import { hasVectorTables } from "../engine/schema.ts";
 import type { SemanticNode } from "../memory/types.ts";
 import { hasStatedValidFrom } from "./conflicts.ts";
 import { insertEngineLink, readLink } from "./links.ts";
+import { parseScope } from "../memory/parse.ts";
+import { nameSlug, nodeIdFor, slugOfId } from "./ids.ts";
 import { normalizeEntityName } from "./names.ts";
-import { readNode, readNodes, upsertNode } from "./nodes.ts";
+import { readNode, readNodes, requireNode, upsertNode } from "./nodes.ts";
 import { semanticPolicy } from "./policy.ts";
 import { settleExclusiveClaim, type SettleAction } from "./resolution.ts";
 
@@ -22,9 +24,9 @@ export type EntityResolution = { node: SemanticNode | undefined; matchedBy: "id"
  * equals the name's (most linked first). Several candidates are reported as ambiguous.
  */
 export function resolveEntity(store: Store, name: string, options: { scope?: string } = {}): EntityResolution {
-  const scope = options.scope ?? "default";
-  const byId = readNode(store, name.trim());
-  if (byId && byId.scope === scope) return { node: byId, matchedBy: "id", candidates: [byId], ambiguous: false };
+  const scope = parseScope(options.scope);
+  const byId = readNode(store, name.trim(), scope);
+  if (byId) return { node: byId, matchedBy: "id", candidates: [byId], ambiguous: false };
   const key = normalizeEntityName(name);
   if (!key) return { node: undefined, matchedBy: "none", candidates: [], ambiguous: false };
   const ids = store
@@ -35,7 +37,7 @@ export function resolveEntity(store: Store, name: string, options: { scope?: str
     )
     .all(scope, key)
     .map((row) => row.id);
-  const candidates = readNodes(store, ids);
+  const candidates = readNodes(store, ids, scope);
   return { node: candidates[0], matchedBy: candidates.length > 0 ? "name" : "none", candidates, ambiguous: candidates.length > 1 };
 }
 
@@ -72,18 +74,17 @@ export type MergeReport = {
 };
 
 /**
- * Merges `dropId` into `keepId` in one transaction: every link of the dropped node is re-pointed
- * (an event records each move), its mentions, aliases and source attribution move over, and
- * exclusive relationships that now meet on one node are settled by the usual rules.
+ * Merges `dropId` into `keepId` (both of the scope) in one transaction: every link of the dropped
+ * node is re-pointed (an event records each move), its mentions, aliases and source attribution move
+ * over, and exclusive relationships that now meet on one node are settled by the usual rules.
  */
-export function mergeNodes(store: Store, config: AgenticMemoryConfig, keepId: string, dropId: string, now = Date.now()): MergeReport {
+export function mergeNodes(store: Store, config: AgenticMemoryConfig, keepId: string, dropId: string, options: { scope?: string; now?: number } = {}): MergeReport {
+  const scope = parseScope(options.scope);
+  const now = options.now ?? Date.now();
   if (keepId === dropId) throw new GllamError("E_BAD_INPUT", `cannot merge node ${keepId} into itself`);
   return store.transaction(() => {
     const db = store.db();
-    const [keep, drop] = [readNode(store, keepId, true), readNode(store, dropId, true)];
-    if (!keep) throw new GllamError("E_NOT_FOUND", `no node ${keepId}`);
-    if (!drop) throw new GllamError("E_NOT_FOUND", `no node ${dropId}`);
-    if (keep.scope !== drop.scope) throw new GllamError("E_BAD_INPUT", `nodes ${keepId} and ${dropId} are in different scopes`);
+    const [keep, drop] = [requireNode(store, keepId, scope, true), requireNode(store, dropId, scope, true)];
     const moved = repointLinks(store, { from: dropId, to: keepId, now, detail: `merged ${dropId} into ${keepId}` });
     const mentions = db.query("INSERT OR IGNORE INTO episode_mentions (episode_id, node_id) SELECT episode_id, ? FROM episode_mentions WHERE node_id = ?").run(keepId, dropId).changes;
     db.query("DELETE FROM episode_mentions WHERE node_id = ?").run(dropId);
@@ -121,16 +122,16 @@ export type Disambiguation = { nodeId: string; createdFrom: string; movedLinkIds
  */
 export function disambiguateEntityForSource(
   store: Store,
-  request: { nodeId: string; sense: string; originSourceId?: string | null; linkIds?: number[]; now?: number },
+  request: { nodeId: string; scope?: string; sense: string; originSourceId?: string | null; linkIds?: number[]; now?: number },
 ): Disambiguation {
+  const scope = parseScope(request.scope);
   const now = request.now ?? Date.now();
   const sense = request.sense.trim();
-  if (!sense) throw new GllamError("E_BAD_INPUT", "disambiguation needs a sense");
+  if (!nameSlug(sense)) throw new GllamError("E_BAD_INPUT", "disambiguation needs a sense (a word with letters or digits)");
   return store.transaction(() => {
-    const node = readNode(store, request.nodeId, true);
-    if (!node) throw new GllamError("E_NOT_FOUND", `no node ${request.nodeId}`);
-    const id = `${node.id}~${normalizeEntityName(sense).replace(/ /g, "-")}`;
-    const created = !readNode(store, id, true);
+    const node = requireNode(store, request.nodeId, scope, true);
+    const id = nodeIdFor(scope, `${slugOfId(node.id, scope)}~${nameSlug(sense)}`);
+    const created = !readNode(store, id, scope, true);
     upsertNode(store, {
       id,
       scope: node.scope,

@@ -4,7 +4,7 @@
  * whether its caveat is inline or compacted into the node's caveat summary.
  */
 import type { Store } from "../engine/store.ts";
-import { parseJsonColumn } from "../memory/parse.ts";
+import { parseJsonColumn, parseScope } from "../memory/parse.ts";
 import { activeLinks, type DirectedLink } from "./links.ts";
 import { readNode, readNodes } from "./nodes.ts";
 
@@ -21,40 +21,42 @@ export type FactDetails = {
 };
 export type DescribedFact = DirectedLink & { otherId: string; otherName: string } & FactDetails;
 
-export function describeFacts(store: Store, nodeId: string, options: { asOf?: number } = {}): DescribedFact[] {
-  const links = activeLinks(store, nodeId, options);
+/** The facts about a node of the scope (default "default"); a node of another scope has none. */
+export function describeFacts(store: Store, nodeId: string, options: { asOf?: number; scope?: string } = {}): DescribedFact[] {
+  const scope = parseScope(options.scope);
+  const links = activeLinks(store, nodeId, { asOf: options.asOf, scope });
   if (links.length === 0) return [];
   const db = store.dbRO();
   const ids = JSON.stringify(links.map((l) => l.id));
   const otherId = (l: DirectedLink) => (l.direction === "out" ? l.targetId : l.sourceId);
-  const names = new Map(readNodes(store, [...new Set(links.map(otherId))]).map((n) => [n.id, n.name]));
+  const names = new Map(readNodes(store, [...new Set(links.map(otherId))], scope).map((n) => [n.id, n.name]));
   const sources = new Map(
     db
-      .query<FactSource, [string]>(
+      .query<FactSource, [string, string]>(
         `SELECT id, doc_type AS docType, handle, display_name AS displayName, trust_weight AS trustWeight FROM sources
-         WHERE id IN (SELECT value FROM json_each(?))`,
+         WHERE id IN (SELECT value FROM json_each(?)) AND scope = ?`,
       )
-      .all(JSON.stringify(links.flatMap((l) => l.originSourceId ?? [])))
+      .all(JSON.stringify(links.flatMap((l) => l.originSourceId ?? [])), scope)
       .map((s) => [s.id, s]),
   );
   const beaten = db
-    .query<{ by: number; linkId: number; targetName: string | null; trustWeight: number; endReason: string | null }, [string]>(
+    .query<{ by: number; linkId: number; targetName: string | null; trustWeight: number; endReason: string | null }, [string, string]>(
       `SELECT l.superseded_by AS by, l.id AS linkId, n.name AS targetName, l.trust_weight AS trustWeight, l.end_reason AS endReason
        FROM semantic_links l LEFT JOIN semantic_nodes n ON n.id = l.target_id
-       WHERE l.superseded_by IN (SELECT value FROM json_each(?)) ORDER BY l.id`,
+       WHERE l.superseded_by IN (SELECT value FROM json_each(?1)) AND +l.scope = ?2 ORDER BY l.id`,
     )
-    .all(ids);
+    .all(ids, scope);
   const contradictions = db
-    .query<{ id: string; name: string; metadata: string }, [string]>(
-      `SELECT id, name, metadata FROM semantic_nodes n WHERE type = 'contradiction'
-         AND EXISTS (SELECT 1 FROM json_each(n.metadata, '$.linkIds') j WHERE j.value IN (SELECT value FROM json_each(?)))`,
+    .query<{ id: string; name: string; metadata: string }, [string, string]>(
+      `SELECT id, name, metadata FROM semantic_nodes n WHERE scope = ?2 AND type = 'contradiction'
+         AND EXISTS (SELECT 1 FROM json_each(n.metadata, '$.linkIds') j WHERE j.value IN (SELECT value FROM json_each(?1)))`,
     )
-    .all(ids)
+    .all(ids, scope)
     .map((row) => {
       const metadata = parseJsonColumn<{ status?: string; linkIds?: number[] }>(row.metadata, {});
       return { id: row.id, name: row.name, status: metadata.status ?? "open", linkIds: metadata.linkIds ?? [] };
     });
-  const compaction = readNode(store, nodeId)?.metadata.caveatCompaction as { inlineLinkIds?: number[] } | undefined;
+  const compaction = readNode(store, nodeId, scope)?.metadata.caveatCompaction as { inlineLinkIds?: number[] } | undefined;
   return links.map((link) => ({
     ...link,
     otherId: otherId(link),

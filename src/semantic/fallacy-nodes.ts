@@ -8,6 +8,7 @@ import { NODE_TYPES, type SemanticLink } from "../memory/types.ts";
 import { disambiguateEntityForSource } from "./entities.ts";
 import type { FallacyFinding, FallacyImpact } from "./fallacies.ts";
 import { insertEngineLink } from "./links.ts";
+import { nodeIdFor } from "./ids.ts";
 import { normalizeEntityName } from "./names.ts";
 import { readNode, upsertNode } from "./nodes.ts";
 import type { Settlement } from "./resolution.ts";
@@ -26,7 +27,7 @@ export function recordFallacies(
 ): RecordedFallacy[] {
   const text = String(claim.metadata.claim ?? `${claim.sourceId} ${claim.relationship} ${claim.targetId}`);
   const recorded = findings.map((finding): RecordedFallacy => {
-    const nodeId = `fallacy:${claim.id}:${finding.kind}`;
+    const nodeId = nodeIdFor(claim.scope, `fallacy:${claim.id}:${finding.kind}`);
     upsertNode(store, {
       id: nodeId,
       scope: claim.scope,
@@ -62,8 +63,8 @@ function flagSourceAttack(store: Store, claim: SemanticLink, settlement: Settlem
 function splitAmbiguousEnd(store: Store, claim: SemanticLink, sense: { term: string; sense: string }, now: number): void {
   const term = normalizeEntityName(sense.term);
   const end = [claim.sourceId, claim.targetId].find((id) => {
-    const name = normalizeEntityName(readNode(store, id, true)?.name ?? "");
+    const name = normalizeEntityName(readNode(store, id, claim.scope, true)?.name ?? "");
     return name === term || name.split(" ").includes(term);
   });
-  if (end) disambiguateEntityForSource(store, { nodeId: end, sense: sense.sense, originSourceId: claim.originSourceId, linkIds: [claim.id], now });
+  if (end) disambiguateEntityForSource(store, { nodeId: end, scope: claim.scope, sense: sense.sense, originSourceId: claim.originSourceId, linkIds: [claim.id], now });
 }

@@ -8,11 +8,13 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
-import { parseJsonColumn } from "../memory/parse.ts";
+import { parseJsonColumn, parseScope } from "../memory/parse.ts";
 import { readLink, recordLinkEvent } from "./links.ts";
+import { requireNode } from "./nodes.ts";
 import { overlappingBelieved } from "./resolution.ts";
 
-export type ForgetTarget = { node: string } | { link: number } | { source: string };
+/** What to forget, in a scope (default "default"): a node, link or source of another scope is not found, as a missing one. */
+export type ForgetTarget = ({ node: string } | { link: number } | { source: string }) & { scope?: string };
 
 export type ForgetReport = {
   removed: {
@@ -35,15 +37,17 @@ export type ForgetReport = {
 const ENGINE_LINK_REFS = ["claimLinkId", "winnerLinkId", "loserLinkId"];
 
 export function forget(store: Store, target: ForgetTarget, now = Date.now()): ForgetReport {
+  const scope = parseScope(target.scope);
   return store.transaction(() => {
     const run = new Forgetting(store, now);
     if ("link" in target) {
-      if (!readLink(store, target.link, true)) throw new GllamError("E_NOT_FOUND", `no link ${target.link}`);
+      if (!readLink(store, target.link, true, scope)) throw new GllamError("E_NOT_FOUND", `no link ${target.link}`);
       run.removeLinks([target.link]);
     } else if ("node" in target) {
-      if (!store.db().query("SELECT 1 FROM semantic_nodes WHERE id = ?").get(target.node)) throw new GllamError("E_NOT_FOUND", `no node ${target.node}`);
+      requireNode(store, target.node, scope, true);
       run.removeNodes([target.node]);
     } else {
+      if (!store.db().query("SELECT 1 FROM sources WHERE id = ? AND scope = ?").get(target.source, scope)) throw new GllamError("E_NOT_FOUND", `no source ${target.source}`);
       run.removeSource(target.source);
     }
     return run.report;

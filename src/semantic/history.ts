@@ -5,6 +5,7 @@
  */
 import type { Store } from "../engine/store.ts";
 import type { SemanticLink } from "../memory/types.ts";
+import { parseScope } from "../memory/parse.ts";
 import { LINK_COLUMNS, toLink, type DirectedLink, type LinkRow } from "./links.ts";
 
 export type KnownAtOptions = {
@@ -12,6 +13,8 @@ export type KnownAtOptions = {
   knownAt: number;
   /** World time the facts must hold at (default: knownAt). */
   asOf?: number;
+  /** Only this scope's links (default "default"). */
+  scope?: string;
 };
 
 /**
@@ -23,13 +26,13 @@ export function asKnownAt(store: Store, nodeId: string, options: KnownAtOptions)
   const asOf = options.asOf ?? knownAt;
   return store
     .dbRO()
-    .query<LinkRow & { direction: "out" | "in"; changedLater: number }, [string, number, number]>(
+    .query<LinkRow & { direction: "out" | "in"; changedLater: number }, [string, number, number, string]>(
       `WITH known AS (
          SELECT l.*, CASE WHEN l.source_id = ?1 THEN 'out' ELSE 'in' END AS direction,
            (SELECT e.id FROM semantic_link_events e WHERE e.link_id = l.id AND e.at > ?2 AND e.kind IN ('ended', 'expired')
              ORDER BY e.at, e.id LIMIT 1) AS later_event
          FROM semantic_links l
-         WHERE (l.source_id = ?1 OR l.target_id = ?1) AND l.recorded_at <= ?2
+         WHERE (l.source_id = ?1 OR l.target_id = ?1) AND +l.scope = ?4 AND l.recorded_at <= ?2
            AND (l.expired_at IS NULL OR l.expired_at > ?2)
            AND NOT EXISTS (SELECT 1 FROM semantic_link_events r WHERE r.link_id = l.id AND r.kind = 'restored' AND r.at > ?2 AND r.old_expired_at <= ?2)
        ), believed AS (
@@ -43,7 +46,7 @@ export function asKnownAt(store: Store, nodeId: string, options: KnownAtOptions)
        WHERE valid_from <= ?3 AND (valid_until_then IS NULL OR valid_until_then > ?3)
        ORDER BY direction DESC, trust_weight DESC, valid_from DESC, id`,
     )
-    .all(nodeId, knownAt, asOf)
+    .all(nodeId, knownAt, asOf, parseScope(options.scope))
     .map(({ direction, changedLater: _, ...row }) => ({ ...toLink(row), direction }));
 }
 
@@ -89,7 +92,7 @@ export function linkHistory(store: Store, sourceId: string, relationship: string
        FROM semantic_links l LEFT JOIN semantic_nodes n ON n.id = l.target_id
        WHERE l.scope = ? AND l.source_id = ? AND l.relationship = ? ORDER BY l.valid_from, l.recorded_at, l.id`,
     )
-    .all(options.scope ?? "default", sourceId, relationship.trim().toLowerCase());
+    .all(parseScope(options.scope), sourceId, relationship.trim().toLowerCase());
   const sourceQuery = db.query<NonNullable<LinkVersion["source"]>, [string]>(
     "SELECT id, doc_type AS docType, handle, display_name AS displayName, trust_weight AS trustWeight FROM sources WHERE id = ?",
   );

@@ -1,6 +1,6 @@
 import type { Store } from "../engine/store.ts";
 import type { SemanticLink } from "../memory/types.ts";
-import { parseJsonColumn } from "../memory/parse.ts";
+import { parseJsonColumn, parseScope } from "../memory/parse.ts";
 
 export type LinkRow = Omit<SemanticLink, "metadata" | "endReason"> & { metadata: string; endReason: SemanticLink["endReason"] };
 
@@ -14,30 +14,39 @@ export const toLink = (row: LinkRow): SemanticLink => ({ ...row, metadata: parse
 export type ActiveLinkOptions = {
   /** World time to read at (default now): links valid then and not retired by the engine. */
   asOf?: number;
+  /** Only this scope's links (default "default"): a node of another scope has none. */
+  scope?: string;
 };
 
 export type DirectedLink = SemanticLink & { direction: "out" | "in" };
 
-/** Links touching a node that hold at `asOf` and that the engine still believes, both directions. */
+/**
+ * Parameters: node id (twice), asOf (twice), scope. "+scope" keeps the scope a filter, so the
+ * lookup goes through the source and target indexes, not through every link of the scope.
+ */
+export const ACTIVE_LINKS_SQL = `SELECT ${LINK_COLUMNS}, CASE WHEN source_id = ?1 THEN 'out' ELSE 'in' END AS direction
+  FROM semantic_links
+  WHERE (source_id = ?1 OR target_id = ?2) AND expired_at IS NULL
+    AND valid_from <= ?3 AND (valid_until IS NULL OR valid_until > ?4) AND +scope = ?5
+  ORDER BY direction DESC, trust_weight DESC, valid_from DESC, id`;
+
+/** Links touching a node of the scope that hold at `asOf` and that the engine still believes, both directions. */
 export function activeLinks(store: Store, nodeId: string, options: ActiveLinkOptions = {}): DirectedLink[] {
   const asOf = options.asOf ?? Date.now();
   return store
     .dbRO()
-    .query<LinkRow & { direction: "out" | "in" }, [string, string, number, number]>(
-      `SELECT ${LINK_COLUMNS}, CASE WHEN source_id = ?1 THEN 'out' ELSE 'in' END AS direction
-       FROM semantic_links
-       WHERE (source_id = ?1 OR target_id = ?2) AND expired_at IS NULL
-         AND valid_from <= ?3 AND (valid_until IS NULL OR valid_until > ?4)
-       ORDER BY direction DESC, trust_weight DESC, valid_from DESC, id`,
-    )
-    .all(nodeId, nodeId, asOf, asOf)
+    .query<LinkRow & { direction: "out" | "in" }, [string, string, number, number, string]>(ACTIVE_LINKS_SQL)
+    .all(nodeId, nodeId, asOf, asOf, parseScope(options.scope))
     .map((row) => ({ ...toLink(row), direction: row.direction }));
 }
 
-/** One link by id; `fromWriter` reads inside the writer's open transaction. */
-export function readLink(store: Store, id: number, fromWriter = false): SemanticLink | undefined {
+/**
+ * One link by id; `fromWriter` reads inside the writer's open transaction. With a scope, a link of
+ * another scope reads as missing (ids a caller names); without, any (ids read from the engine's rows).
+ */
+export function readLink(store: Store, id: number, fromWriter = false, scope?: string): SemanticLink | undefined {
   const row = (fromWriter ? store.db() : store.dbRO()).query<LinkRow, [number]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE id = ?`).get(id);
-  return row ? toLink(row) : undefined;
+  return row && (scope === undefined || row.scope === scope) ? toLink(row) : undefined;
 }
 
 export type NewLinkRow = {

@@ -5,6 +5,7 @@ import { readMetadata, writeMetadata } from "../engine/metadata.ts";
 import { ensureVectorTables, hasVectorTables } from "../engine/schema.ts";
 import { embedOne, type Embedder } from "../embed/embedder.ts";
 import type { SemanticNode, SimilarNode } from "../memory/types.ts";
+import { parseScope } from "../memory/parse.ts";
 import { readNodes } from "./nodes.ts";
 
 /** The text a node is embedded as: "Name (type): context. Also called a, b." */
@@ -43,9 +44,12 @@ export function claimVectorSpace(db: Database, embedder: Embedder, dims: number)
   if (readMetadata(db, "embedding_model_version") === undefined) writeMetadata(db, "embedding_model_version", embedder.modelVersion);
 }
 
-/** Embeds nodes in one batch and stores their vectors (replacing older ones). Returns how many were stored. */
-export async function storeNodeEmbeddings(store: Store, embedder: Embedder, nodeIds: string[]): Promise<number> {
-  const nodes = readNodes(store, nodeIds);
+/**
+ * Embeds nodes in one batch and stores their vectors (replacing older ones). Returns how many were
+ * stored. With a scope, a node of another scope is missing; without, ids of any scope (the engine's).
+ */
+export async function storeNodeEmbeddings(store: Store, embedder: Embedder, nodeIds: string[], scope?: string): Promise<number> {
+  const nodes = readNodes(store, nodeIds, scope === undefined ? undefined : parseScope(scope));
   const missing = nodeIds.filter((id) => !nodes.some((node) => node.id === id));
   if (missing.length > 0) throw new GllamError("E_NOT_FOUND", `no node ${missing.slice(0, 5).join(", ")}`);
   if (nodes.length === 0) return 0;
@@ -64,10 +68,6 @@ export async function storeNodeEmbeddings(store: Store, embedder: Embedder, node
   return nodes.length;
 }
 
-export function storeNodeEmbedding(store: Store, embedder: Embedder, nodeId: string): Promise<number> {
-  return storeNodeEmbeddings(store, embedder, [nodeId]);
-}
-
 export type SimilarNodeOptions = { scope?: string };
 
 /** The nodes nearest a text by cosine distance (vec0 KNN within the scope's partition), closest first. */
@@ -84,7 +84,7 @@ export async function searchSimilarNodes(
   const db = store.dbRO();
   if (!hasVectorTables(db)) return [];
   assertSameEmbeddingModel(db, embedder);
-  return knnNodes(db, await embedOne(embedder, query), limit, options.scope ?? "default");
+  return knnNodes(db, await embedOne(embedder, query), limit, parseScope(options.scope));
 }
 
 export function knnNodes(db: Database, vector: Float32Array, limit: number, scope: string): SimilarNode[] {

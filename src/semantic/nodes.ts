@@ -2,9 +2,10 @@ import type { Store } from "../engine/store.ts";
 import { selectByIds } from "../engine/sql.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
-import { NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
-import { parseInput, parseJsonColumn } from "../memory/parse.ts";
-import { nameKeys } from "./names.ts";
+import { NODE_TYPES, NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
+import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
+import { checkNewNodeId, nameSlug, nodeIdFor } from "./ids.ts";
+import { editDistance, nameKeys, nearMissTest, normalizeEntityName, trigramDice } from "./names.ts";
 
 export type NodeRow = Omit<SemanticNode, "aliases" | "metadata" | "isCategory"> & { aliases: string; metadata: string; isCategory: number };
 
@@ -29,6 +30,8 @@ export type UpsertNodeResult = { node: SemanticNode; created: boolean; embedding
 /**
  * Inserts a node, or updates the fields the input names (others keep their value; aliases are
  * merged, never dropped). A change to the embedded text drops the node's vector so it is re-embedded.
+ * Ids are unique in the file: an id another scope holds is refused with E_CONFLICT, which says
+ * nothing about that scope.
  */
 export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
   const parsed = parseInput(NodeInputSchema, input, "node");
@@ -36,10 +39,10 @@ export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
   return store.transaction(() => {
     const db = store.db();
     const now = Date.now();
-    const existing = readNode(store, parsed.id, true);
-    if (existing && existing.scope !== parsed.scope) {
-      throw new GllamError("E_BAD_INPUT", `node ${parsed.id} belongs to scope "${existing.scope}", not "${parsed.scope}"`);
-    }
+    const owner = db.query<{ scope: string }, [string]>("SELECT scope FROM semantic_nodes WHERE id = ?").get(parsed.id)?.scope;
+    if (owner !== undefined && owner !== parsed.scope) throw new GllamError("E_CONFLICT", `node id "${parsed.id}" is taken: choose another id`);
+    if (owner === undefined) checkNewNodeId(parsed.id, parsed.scope);
+    const existing = owner === undefined ? undefined : readNode(store, parsed.id, parsed.scope, true);
     const merged = existing
       ? {
           ...existing,
@@ -74,7 +77,7 @@ export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
     writeNodeNames(store, merged.id, merged.scope, merged.name, merged.aliases);
     const stale = existing !== undefined && EMBEDDED_FIELDS.some((f) => JSON.stringify(existing[f]) !== JSON.stringify(merged[f]));
     if (stale && hasVectorTables(db)) db.query("DELETE FROM semantic_embeddings WHERE node_id = ?").run(merged.id);
-    return { node: readNode(store, merged.id, true)!, created: !existing, embeddingStale: stale || !existing };
+    return { node: readNode(store, merged.id, merged.scope, true)!, created: !existing, embeddingStale: stale || !existing };
   });
 }
 
@@ -86,19 +89,70 @@ export function writeNodeNames(store: Store, id: string, scope: string, name: st
   for (const key of nameKeys(name, aliases)) insert.run(scope, key, id);
 }
 
-/** One node by id; `fromWriter` reads inside the writer's open transaction. */
-export function readNode(store: Store, id: string, fromWriter = false): SemanticNode | undefined {
+/**
+ * One node by id within a scope: a node of another scope reads as missing, exactly like an id
+ * nobody holds. `fromWriter` reads inside the writer's open transaction.
+ */
+export function readNode(store: Store, id: string, scope: string, fromWriter = false): SemanticNode | undefined {
   const db = fromWriter ? store.db() : store.dbRO();
-  const row = db.query<NodeRow, [string]>(`SELECT ${NODE_COLUMNS} FROM semantic_nodes WHERE id = ?`).get(id);
+  const row = db.query<NodeRow, [string, string]>(`SELECT ${NODE_COLUMNS} FROM semantic_nodes WHERE id = ? AND scope = ?`).get(id, scope);
   return row ? toNode(row) : undefined;
 }
 
-export function readNodes(store: Store, ids: string[]): SemanticNode[] {
-  return selectByIds(store.dbRO(), NODE_COLUMNS, "semantic_nodes", ids, toNode);
+/** readNode, or E_NOT_FOUND "no node ID" (the same words whether nobody or another scope holds it). */
+export function requireNode(store: Store, id: string, scope: string, fromWriter = false): SemanticNode {
+  const node = readNode(store, id, scope, fromWriter);
+  if (!node) throw new GllamError("E_NOT_FOUND", `no node ${id}`);
+  return node;
+}
+
+/**
+ * The nodes among these ids, in the order given (missing ones skipped): those of `scope`, or of any
+ * scope when it is undefined (only for ids the engine read from its own rows).
+ */
+export function readNodes(store: Store, ids: string[], scope: string | undefined): SemanticNode[] {
+  const nodes = selectByIds(store.dbRO(), NODE_COLUMNS, "semantic_nodes", ids, toNode);
+  return scope === undefined ? nodes : nodes.filter((node) => node.scope === scope);
+}
+
+/**
+ * The id to derive for a new node: nodeIdFor(scope, slug), or with "#2", "#3", ... when another
+ * node (of any scope: ids are unique in the file) holds it. Reads inside the writer's transaction.
+ */
+export function freeNodeId(store: Store, scope: string, slug: string): string {
+  const base = nodeIdFor(scope, slug);
+  const taken = store.db().query("SELECT 1 FROM semantic_nodes WHERE id = ?");
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}#${n}`;
+    if (taken.get(id) === null) return id;
+  }
+}
+
+/**
+ * The node a name means in the scope (its id, else its normalised name or alias, as resolveEntity
+ * reads them, but inside the write transaction), created when there is none: its id derived from
+ * the name and scope (the next free one when another node holds it), as `gllam fact add` does.
+ */
+export function ensureNodeNamed(store: Store, name: string, scopeInput?: string): UpsertNodeResult {
+  const scope = parseScope(scopeInput);
+  const slug = nameSlug(name);
+  if (!slug) throw new GllamError("E_BAD_INPUT", `"${name}" has no letters or digits to name a node`);
+  return store.transaction(() => {
+    const known =
+      readNode(store, name.trim(), scope, true) ??
+      store
+        .db()
+        .query<{ id: string }, [string, string]>("SELECT node_id AS id FROM semantic_node_names WHERE scope = ? AND name_key = ? ORDER BY node_id LIMIT 1")
+        .all(scope, normalizeEntityName(name))
+        .flatMap((row) => readNode(store, row.id, scope, true) ?? [])[0];
+    if (known) return { node: known, created: false, embeddingStale: false };
+    return upsertNode(store, { id: freeNodeId(store, scope, slug), name: name.trim(), scope });
+  });
 }
 
 /** Nodes a user may mean by a name: exact id, then name or alias, case-insensitively. */
-export function findNodesByName(store: Store, name: string, scope = "default"): SemanticNode[] {
+export function findNodesByName(store: Store, name: string, scopeInput?: string): SemanticNode[] {
+  const scope = parseScope(scopeInput);
   const wanted = name.trim();
   if (!wanted) return [];
   const rows = store
@@ -111,4 +165,39 @@ export function findNodesByName(store: Store, name: string, scope = "default"): 
     )
     .all(scope, wanted, wanted, wanted);
   return rows.map(toNode);
+}
+
+export type NearMiss = { id: string; name: string; type: string; /** The name or alias it was close to, normalised. */ matched: string };
+
+/**
+ * Nodes of the scope whose name or an alias looks like `name` mistyped (see isNearMiss), closest
+ * first; contradictions and fallacies are the engine's and never suggested. Keys of a nearby length
+ * are read, then compared.
+ */
+export function findNearMissNodes(store: Store, name: string, scopeInput?: string, limit = 5): NearMiss[] {
+  const scope = parseScope(scopeInput);
+  const key = normalizeEntityName(name);
+  if (!key) return [];
+  const length = [...key].length;
+  const rows = store
+    .dbRO()
+    .query<{ id: string; key: string }, [string, number, number]>(
+      `SELECT k.node_id AS id, k.name_key AS key FROM semantic_node_names k JOIN semantic_nodes n ON n.id = k.node_id
+       WHERE k.scope = ?1 AND length(k.name_key) BETWEEN ?2 AND ?3
+         AND n.type NOT IN ('${NODE_TYPES.contradiction}', '${NODE_TYPES.fallacy}')`,
+    )
+    .all(scope, Math.max(1, length - 3), length + 3);
+  const near = nearMissTest(key);
+  const best = new Map<string, { key: string; score: number }>();
+  for (const row of rows) {
+    if (!near(row.key)) continue;
+    const score = editDistance(key, row.key) - trigramDice(key, row.key);
+    if (!best.has(row.id) || score < best.get(row.id)!.score) best.set(row.id, { key: row.key, score });
+  }
+  const ranked = [...best].toSorted((a, b) => a[1].score - b[1].score || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+  const nodes = new Map(readNodes(store, ranked.map(([id]) => id), scope).map((n) => [n.id, n]));
+  return ranked.flatMap(([id, { key: matched }]) => {
+    const node = nodes.get(id);
+    return node ? [{ id, name: node.name, type: node.type, matched }] : [];
+  });
 }

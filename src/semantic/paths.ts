@@ -6,9 +6,11 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { LINK_COLUMNS, toLink, type DirectedLink, type LinkRow } from "./links.ts";
+import { parseScope } from "../memory/parse.ts";
 import { readNodes } from "./nodes.ts";
 
-export type PathOptions = { maxHops?: number; asOf?: number; includeSuppressed?: boolean };
+/** `scope` (default "default"): both ends and every link walked are of it; a node of another scope is missing. */
+export type PathOptions = { maxHops?: number; asOf?: number; includeSuppressed?: boolean; scope?: string };
 
 export type MultiHopPath = {
   found: boolean;
@@ -23,8 +25,10 @@ export type MultiHopPath = {
 
 type Step = { prev: string; linkId: number };
 
-const NEIGHBOUR_SQL = (suppress: boolean) => {
-  const believed = `expired_at IS NULL AND valid_from <= ?2 AND (valid_until IS NULL OR valid_until > ?2)${
+/** Parameters: the frontier as a JSON array, asOf, scope. */
+export const NEIGHBOUR_SQL = (suppress: boolean) => {
+  // "+scope": a filter, not an index key, so each side looks links up by its end's index.
+  const believed = `+scope = ?3 AND expired_at IS NULL AND valid_from <= ?2 AND (valid_until IS NULL OR valid_until > ?2)${
     suppress ? ` AND (metadata = '{}' OR json_extract(metadata, '$.suppressExpansion') IS NOT 1)` : ""
   }`;
   return `SELECT id, source_id AS node, target_id AS next FROM semantic_links WHERE source_id IN (SELECT value FROM json_each(?1)) AND ${believed}
@@ -36,11 +40,12 @@ export function findMultiHopPath(store: Store, a: string, b: string, options: Pa
   const maxHops = options.maxHops ?? 4;
   if (!Number.isInteger(maxHops) || maxHops < 1 || maxHops > 12) throw new GllamError("E_BAD_INPUT", `maxHops must be an integer in 1..12, got ${maxHops}`);
   const asOf = options.asOf ?? Date.now();
-  const ends = readNodes(store, [a, b]);
+  const scope = parseScope(options.scope);
+  const ends = readNodes(store, [a, b], scope);
   for (const id of [a, b]) if (!ends.some((n) => n.id === id)) throw new GllamError("E_NOT_FOUND", `no node ${id}`);
   if (a === b) return { found: true, hops: 0, nodes: [{ id: a, name: ends[0]!.name }], links: [], explored: 1 };
   const db = store.dbRO();
-  const neighbours = db.query<{ id: number; node: string; next: string }, [string, number]>(NEIGHBOUR_SQL(!options.includeSuppressed));
+  const neighbours = db.query<{ id: number; node: string; next: string }, [string, number, string]>(NEIGHBOUR_SQL(!options.includeSuppressed));
   type Side = { parents: Map<string, Step | null>; frontier: string[] };
   const sides: [Side, Side] = [
     { parents: new Map([[a, null]]), frontier: [a] },
@@ -51,7 +56,7 @@ export function findMultiHopPath(store: Store, a: string, b: string, options: Pa
   while (!meeting && hops < maxHops && sides[0].frontier.length > 0 && sides[1].frontier.length > 0) {
     const [side, other] = sides[0].frontier.length <= sides[1].frontier.length ? [sides[0], sides[1]] : [sides[1], sides[0]];
     const next: string[] = [];
-    for (const row of neighbours.all(JSON.stringify(side.frontier), asOf)) {
+    for (const row of neighbours.all(JSON.stringify(side.frontier), asOf, scope)) {
       if (side.parents.has(row.next)) continue;
       side.parents.set(row.next, { prev: row.node, linkId: row.id });
       next.push(row.next);
@@ -84,6 +89,6 @@ export function findMultiHopPath(store: Store, a: string, b: string, options: Pa
     const link = rows.get(id)!;
     return { ...link, direction: link.sourceId === nodeIds[i] ? ("out" as const) : ("in" as const) };
   });
-  const names = new Map(readNodes(store, nodeIds).map((n) => [n.id, n.name]));
+  const names = new Map(readNodes(store, nodeIds, scope).map((n) => [n.id, n.name]));
   return { found: true, hops: links.length, nodes: nodeIds.map((id) => ({ id, name: names.get(id) ?? id })), links, explored };
 }

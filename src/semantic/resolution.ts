@@ -9,6 +9,8 @@ import { GllamError } from "../engine/errors.ts";
 import { NODE_TYPES, type SemanticLink } from "../memory/types.ts";
 import { decideConflict, hasStatedValidFrom, type ConflictDecision } from "./conflicts.ts";
 import { endLinkValidity, insertEngineLink, LINK_COLUMNS, readLink, recordLinkEvent, retireLink, toLink, type LinkRow } from "./links.ts";
+import { parseScope } from "../memory/parse.ts";
+import { nodeIdFor } from "./ids.ts";
 import { readNode, upsertNode } from "./nodes.ts";
 import type { SemanticPolicy } from "./policy.ts";
 
@@ -49,7 +51,7 @@ export function overlappingBelieved(store: Store, claim: SemanticLink): Semantic
     .map(toLink);
 }
 
-const nodeName = (store: Store, id: string) => readNode(store, id, true)?.name ?? id;
+const nodeName = (store: Store, id: string, scope: string) => readNode(store, id, scope, true)?.name ?? id;
 
 function linkResolution(store: Store, winner: SemanticLink, loser: SemanticLink, why: string, now: number): void {
   insertEngineLink(
@@ -75,12 +77,12 @@ function linkResolution(store: Store, winner: SemanticLink, loser: SemanticLink,
 
 /** A contradiction node joined to both claims' targets by `contradicts` (open until resolved). */
 function openContradiction(store: Store, incumbent: SemanticLink, challenger: SemanticLink, why: string, now: number): string {
-  const id = `contradiction:${incumbent.id}:${challenger.id}`;
-  const subject = nodeName(store, incumbent.sourceId);
+  const id = nodeIdFor(incumbent.scope, `contradiction:${incumbent.id}:${challenger.id}`);
+  const subject = nodeName(store, incumbent.sourceId, incumbent.scope);
   upsertNode(store, {
     id,
     scope: incumbent.scope,
-    name: `${subject} ${incumbent.relationship}: ${nodeName(store, incumbent.targetId)} vs ${nodeName(store, challenger.targetId)}`,
+    name: `${subject} ${incumbent.relationship}: ${nodeName(store, incumbent.targetId, incumbent.scope)} vs ${nodeName(store, challenger.targetId, incumbent.scope)}`,
     type: NODE_TYPES.contradiction,
     metadata: {
       status: "open",
@@ -177,12 +179,20 @@ export type ContradictionResolution = {
 };
 
 /**
- * Closes an open contradiction in favour of one of its claims (the user's or the planner's answer):
- * the other is expired, the winner believed again if it was the challenger.
+ * Closes an open contradiction of the scope in favour of one of its claims (the user's or the
+ * planner's answer): the other is expired, the winner believed again if it was the challenger.
  */
-export function resolveContradiction(store: Store, policy: SemanticPolicy, contradictionId: string, winnerLinkId: number, now = Date.now()): ContradictionResolution {
+export function resolveContradiction(
+  store: Store,
+  policy: SemanticPolicy,
+  contradictionId: string,
+  winnerLinkId: number,
+  options: { scope?: string; now?: number } = {},
+): ContradictionResolution {
+  const scope = parseScope(options.scope);
+  const now = options.now ?? Date.now();
   return store.transaction(() => {
-    const node = readNode(store, contradictionId, true);
+    const node = readNode(store, contradictionId, scope, true);
     if (!node || node.type !== NODE_TYPES.contradiction) throw new GllamError("E_NOT_FOUND", `no contradiction ${contradictionId}`);
     const linkIds = (node.metadata.linkIds as number[] | undefined) ?? [];
     if (node.metadata.status !== "open") throw new GllamError("E_BAD_INPUT", `contradiction ${contradictionId} is already ${String(node.metadata.status)}`);

@@ -9,6 +9,7 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { NODE_TYPES, SourceInputSchema, type SourceInput, type SourceRow } from "../memory/types.ts";
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
+import { nodeIdFor } from "./ids.ts";
 import { upsertNode } from "./nodes.ts";
 import { computeTrustWeight, type TrustBreakdown } from "./trust.ts";
 
@@ -23,10 +24,9 @@ export function readSource(store: Store, id: string, fromWriter = false): Source
   return row ? { ...row, metadata: parseJsonColumn<Record<string, unknown>>(row.metadata, {}) } : undefined;
 }
 
-/** Stable ids: the same individual in the same container is one source. */
+/** Stable ids: the same individual in the same container is one source (normalised keys hold no "/"). */
 export function sourceIdFor(scope: string, docType: string, handle: string): string {
-  const id = `source:${normalizeKey(docType)}:${normalizeKey(handle) || "_"}`;
-  return scope === "default" ? id : `${scope}/${id}`;
+  return nodeIdFor(scope, `source:${normalizeKey(docType)}:${normalizeKey(handle) || "_"}`);
 }
 
 export type UpsertSourceResult = { source: SourceRow; breakdown: TrustBreakdown; created: boolean };
@@ -44,7 +44,7 @@ export function upsertSource(store: Store, config: AgenticMemoryConfig, input: S
   const id = source.id ?? sourceIdFor(source.scope, docType, source.handle);
   return store.transaction(() => {
     const existing = readSource(store, id, true);
-    if (existing && existing.scope !== source.scope) throw new GllamError("E_BAD_INPUT", `source ${id} belongs to scope "${existing.scope}"`);
+    if (existing && existing.scope !== source.scope) throw new GllamError("E_CONFLICT", `source id "${id}" is taken: choose another id`);
     const name = source.displayName || source.handle || docType;
     upsertNode(store, {
       id,

@@ -9,10 +9,10 @@ import type { Embedder } from "../embed/embedder.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { NODE_TYPES, TaxonomyPathSchema, type SemanticNode } from "../memory/types.ts";
-import { describeIssues } from "../memory/parse.ts";
+import { describeIssues, parseScope } from "../memory/parse.ts";
 import { insertEngineLink } from "./links.ts";
 import { cosineSimilarity, ensureNodeVectors } from "./node-vectors.ts";
-import { NODE_COLUMNS, readNode, toNode, upsertNode, type NodeRow } from "./nodes.ts";
+import { freeNodeId, NODE_COLUMNS, toNode, upsertNode, type NodeRow } from "./nodes.ts";
 import { wouldCreateTaxonomyCycle } from "./taxonomy.ts";
 import { joinTaxonomyPath, normalizeTaxonomyPath, ROOT_PATH, taxonomySegment, taxonomySegments } from "./taxonomy-paths.ts";
 
@@ -75,25 +75,25 @@ export type UncategorizedBatchOptions = { scope?: string; categorizer?: Categori
 const ORPHANS_SQL = `FROM semantic_nodes WHERE scope = ?1 AND taxonomy_path = '/' AND is_category = 0
   AND type NOT IN ('${NODE_TYPES.contradiction}', '${NODE_TYPES.fallacy}', '${NODE_TYPES.source}', '${NODE_TYPES.category}')`;
 
-export function countUncategorized(store: Store, scope = "default"): number {
-  return store.dbRO().query<{ n: number }, [string]>(`SELECT count(*) AS n ${ORPHANS_SQL}`).get(scope)?.n ?? 0;
+export function countUncategorized(store: Store, scope?: string): number {
+  return store.dbRO().query<{ n: number }, [string]>(`SELECT count(*) AS n ${ORPHANS_SQL}`).get(parseScope(scope))?.n ?? 0;
 }
 
 export async function processUncategorizedBatch(store: Store, embedder: Embedder, n = 50, options: UncategorizedBatchOptions = {}): Promise<UncategorizedBatchReport> {
   if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new GllamError("E_BAD_INPUT", `batch size must be an integer in 1..10000, got ${n}`);
-  const scope = options.scope ?? "default";
+  const scope = parseScope(options.scope);
   const categorizer = options.categorizer ?? createEmbeddingCategorizer();
   const db = store.dbRO();
   const orphans = db.query<NodeRow, [string, number]>(`SELECT ${NODE_COLUMNS} ${ORPHANS_SQL} ORDER BY rowid LIMIT ?2`).all(scope, n).map(toNode);
   const explicit = new Map(
     db
-      .query<{ nodeId: string; categoryId: string; path: string }, [string]>(
+      .query<{ nodeId: string; categoryId: string; path: string }, [string, string]>(
         `SELECT l.source_id AS nodeId, c.id AS categoryId, c.taxonomy_path AS path FROM semantic_links l JOIN semantic_nodes c ON c.id = l.target_id
-         WHERE l.source_id IN (SELECT value FROM json_each(?)) AND l.relationship IN ('is_a', 'subclass_of') AND l.expired_at IS NULL
+         WHERE l.source_id IN (SELECT value FROM json_each(?1)) AND l.scope = ?2 AND l.relationship IN ('is_a', 'subclass_of') AND l.expired_at IS NULL
            AND c.is_category = 1 AND c.taxonomy_path != '/'
          ORDER BY l.trust_weight ASC, l.id DESC`,
       )
-      .all(JSON.stringify(orphans.map((o) => o.id)))
+      .all(JSON.stringify(orphans.map((o) => o.id)), scope)
       // Later rows win in the Map: the most trusted, then the oldest link.
       .map((row) => [row.nodeId, row] as const),
   );
@@ -107,7 +107,7 @@ export async function processUncategorizedBatch(store: Store, embedder: Embedder
     }
     for (const decision of validDecisions(decisions, rest, report)) {
       const categoryId = ensureCategoryPath(store, scope, decision.path, now, report.createdCategories);
-      if (wouldCreateTaxonomyCycle(store, decision.nodeId, categoryId, { now, fromWriter: true }).wouldCycle) {
+      if (wouldCreateTaxonomyCycle(store, decision.nodeId, categoryId, { now, fromWriter: true, scope }).wouldCycle) {
         report.skipped.push({ nodeId: decision.nodeId, reason: `is_a ${decision.path} would close a taxonomy cycle` });
         continue;
       }
@@ -173,7 +173,8 @@ export function ensureCategoryPath(store: Store, scope: string, path: string, no
     at = joinTaxonomyPath(at, segment);
     let id = find.get(scope, at)?.id;
     if (!id) {
-      id = freeCategoryId(store, scope, at);
+      // "category:Engineering:Web": segments hold no "/", so the slug is one.
+      id = freeNodeId(store, scope, `category:${taxonomySegments(at).join(":")}`);
       upsertNode(store, { id, scope, name: segment, type: NODE_TYPES.category, isCategory: true, taxonomyPath: at, metadata: { createdBy: "taxonomy" } });
       if (parentId) insertEngineLink(store, { scope, sourceId: id, targetId: parentId, relationship: "subclass_of", metadata: { reason: "category path" } }, now);
       created.push(id);
@@ -184,11 +185,3 @@ export function ensureCategoryPath(store: Store, scope: string, path: string, no
   return parentId;
 }
 
-/** category:<scope>:<path>, suffixed when a category that has since moved holds that id. */
-function freeCategoryId(store: Store, scope: string, path: string): string {
-  const base = `category:${scope}:${path}`;
-  for (let n = 1; ; n++) {
-    const id = n === 1 ? base : `${base}#${n}`;
-    if (!readNode(store, id, true)) return id;
-  }
-}

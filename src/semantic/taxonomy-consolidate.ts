@@ -12,6 +12,7 @@ import { GllamError } from "../engine/errors.ts";
 import { finishJob, listRunningJobs, saveJobState, startJob } from "../engine/jobs.ts";
 import { moveProcedureBranch } from "../procedural/taxonomy.ts";
 import { insertEngineLink } from "./links.ts";
+import { parseScope } from "../memory/parse.ts";
 import { readNode } from "./nodes.ts";
 import { countNodesByTaxonomyPrefix, UNDER_PREFIX_SQL, underPrefixParams, wouldCreateTaxonomyCycle } from "./taxonomy.ts";
 import { isUnderTaxonomyPath, normalizeTaxonomyPath, ROOT_PATH } from "./taxonomy-paths.ts";
@@ -71,7 +72,7 @@ const categoryAt = (store: Store, scope: string, path: string) =>
 
 export async function consolidateTaxonomyBranch(store: Store, fromInput: string, toInput: string, options: ConsolidationOptions = {}): Promise<ConsolidationReport> {
   const { from, to } = checkBranches(fromInput, toInput);
-  const scope = options.scope ?? "default";
+  const scope = parseScope(options.scope);
   const batchSize = options.batchSize ?? 500;
   const pauseMs = options.pauseMs ?? 10;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) throw new GllamError("E_BAD_INPUT", `batch size must be an integer in 1..100000, got ${batchSize}`);
@@ -118,8 +119,8 @@ export async function consolidateTaxonomyBranch(store: Store, fromInput: string,
 function linkMergedRoots(store: Store, scope: string, state: JobState, from: string, to: string): void {
   const { fromCategoryId, toCategoryId } = state;
   if (!fromCategoryId || !toCategoryId || fromCategoryId === toCategoryId) return;
-  const old = readNode(store, fromCategoryId, true);
-  if (!old || !readNode(store, toCategoryId, true)) return;
+  const old = readNode(store, fromCategoryId, scope, true);
+  if (!old || !readNode(store, toCategoryId, scope, true)) return;
   const now = Date.now();
   store
     .db()
@@ -130,14 +131,14 @@ function linkMergedRoots(store: Store, scope: string, state: JobState, from: str
     .query<{ id: number }, [string, string]>("SELECT id FROM semantic_links WHERE source_id = ? AND target_id = ? AND relationship = 'subclass_of' AND expired_at IS NULL")
     .get(fromCategoryId, toCategoryId);
   if (linked) return;
-  if (wouldCreateTaxonomyCycle(store, fromCategoryId, toCategoryId, { now, fromWriter: true }).wouldCycle) return;
+  if (wouldCreateTaxonomyCycle(store, fromCategoryId, toCategoryId, { now, fromWriter: true, scope }).wouldCycle) return;
   insertEngineLink(store, { scope, sourceId: fromCategoryId, targetId: toCategoryId, relationship: "subclass_of", metadata: { reason: `taxonomy consolidation ${from} -> ${to}` } }, now);
 }
 
 /** Finishes every consolidation a crash left running (sleep cycles call this first). */
 export async function resumeTaxonomyConsolidations(store: Store, options: ConsolidationOptions = {}): Promise<ConsolidationReport[]> {
   const reports: ConsolidationReport[] = [];
-  for (const job of listRunningJobs(store.dbRO(), CONSOLIDATE_JOB, options.scope)) {
+  for (const job of listRunningJobs(store.dbRO(), CONSOLIDATE_JOB, options.scope === undefined ? undefined : parseScope(options.scope))) {
     reports.push(await consolidateTaxonomyBranch(store, String(job.params.from), String(job.params.to), { ...options, scope: job.scope }));
   }
   return reports;

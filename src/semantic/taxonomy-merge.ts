@@ -7,7 +7,8 @@
 import type { Embedder } from "../embed/embedder.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
-import { normalizeEntityName } from "./names.ts";
+import { parseScope } from "../memory/parse.ts";
+import { normalizeEntityName, trigramDice } from "./names.ts";
 import { cosineSimilarity, ensureNodeVectors } from "./node-vectors.ts";
 import { countNodesByTaxonomyPrefix } from "./taxonomy.ts";
 import { isUnderTaxonomyPath } from "./taxonomy-paths.ts";
@@ -27,26 +28,6 @@ export function isAbbreviation(short: string, long: string): boolean {
   let at = 0;
   for (const ch of b) if (ch === a[at]) at++;
   return at === a.length;
-}
-
-function trigrams(text: string): Map<string, number> {
-  const grams = new Map<string, number>();
-  const padded = `  ${text} `;
-  for (let i = 0; i + 3 <= padded.length; i++) grams.set(padded.slice(i, i + 3), (grams.get(padded.slice(i, i + 3)) ?? 0) + 1);
-  return grams;
-}
-
-/** Dice coefficient of character trigrams (multiset). */
-export function trigramDice(a: string, b: string): number {
-  const [x, y] = [trigrams(a), trigrams(b)];
-  let shared = 0;
-  let size = 0;
-  for (const [gram, n] of x) {
-    shared += Math.min(n, y.get(gram) ?? 0);
-    size += n;
-  }
-  for (const n of y.values()) size += n;
-  return size === 0 ? 0 : (2 * shared) / size;
 }
 
 /** ABBREVIATION_SCORE for "DBs" ~ "Databases"; 1 for the same words; else spelling closeness. */
@@ -76,7 +57,7 @@ export type MergeDiscoveryOptions = { scope?: string; minScore?: number; maxCate
 
 /** Candidates best first. `from` is the smaller branch (by nodes at or below it), `to` the one it would join. */
 export async function discoverTaxonomyMergeCandidates(store: Store, embedder: Embedder | undefined, options: MergeDiscoveryOptions = {}): Promise<TaxonomyMergeCandidate[]> {
-  const scope = options.scope ?? "default";
+  const scope = parseScope(options.scope);
   const minScore = options.minScore ?? 0.6;
   const maxCategories = options.maxCategories ?? 2000;
   if (!(minScore >= 0 && minScore <= 1)) throw new GllamError("E_BAD_INPUT", `minimum score must be in 0..1, got ${minScore}`);

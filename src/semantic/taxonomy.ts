@@ -6,6 +6,7 @@ import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import type { SemanticNode } from "../memory/types.ts";
+import { parseScope } from "../memory/parse.ts";
 import { NODE_COLUMNS, readNode, toNode, type NodeRow } from "./nodes.ts";
 import { findTaxonomyCycles, type TaxonomyCycleReport, type TaxonomyEdge } from "./taxonomy-cycles.ts";
 import { escapeLike } from "../engine/sql.ts";
@@ -41,7 +42,7 @@ export function getNodesByTaxonomyPrefix(store: Store, prefix: string, options: 
   return store
     .dbRO()
     .query<NodeRow, [string, string, number, number, number]>(PREFIX_QUERY_SQL)
-    .all(options.scope ?? "default", ...underPrefixParams(path), options.categoriesOnly ? 1 : 0, limit)
+    .all(parseScope(options.scope), ...underPrefixParams(path), options.categoriesOnly ? 1 : 0, limit)
     .map(toNode);
 }
 
@@ -66,7 +67,7 @@ export function detectTaxonomyCycles(store: Store, options: { scope?: string; no
     .query<{ child: string; parent: string }, [string, number]>(
       `SELECT source_id AS child, target_id AS parent FROM semantic_links WHERE scope = ?1 AND ${TAXONOMY_SQL} AND ${BELIEVED_SQL}`,
     )
-    .all(options.scope ?? "default", options.now ?? Date.now())
+    .all(parseScope(options.scope), options.now ?? Date.now())
     .map((e): TaxonomyEdge => [e.child, e.parent]);
   return findTaxonomyCycles(edges);
 }
@@ -74,22 +75,29 @@ export function detectTaxonomyCycles(store: Store, options: { scope?: string; no
 export type CycleCheck = { wouldCycle: boolean; /** parent, its parent, ... up to the child, when it would. */ chain: string[] };
 
 /**
- * Seed: WouldCreateTaxonomyCycle. Walks up from `parentId` (breadth first, one query per level);
- * reaching `childId` means child -> parent would close a cycle. `fromWriter` reads inside the
- * writer's open transaction.
+ * Seed: WouldCreateTaxonomyCycle. Walks up from `parentId` over the scope's links (breadth first,
+ * one query per level); reaching `childId` means child -> parent would close a cycle. `fromWriter`
+ * reads inside the writer's open transaction.
  */
-export function wouldCreateTaxonomyCycle(store: Store, childId: string, parentId: string, options: { now?: number; fromWriter?: boolean } = {}): CycleCheck {
+export function wouldCreateTaxonomyCycle(
+  store: Store,
+  childId: string,
+  parentId: string,
+  options: { now?: number; fromWriter?: boolean; scope?: string } = {},
+): CycleCheck {
   if (childId === parentId) return { wouldCycle: true, chain: [parentId] };
   const db = options.fromWriter ? store.db() : store.dbRO();
-  const up = db.query<{ node: string; next: string }, [string, number]>(
-    `SELECT source_id AS node, target_id AS next FROM semantic_links WHERE source_id IN (SELECT value FROM json_each(?1)) AND ${TAXONOMY_SQL} AND ${BELIEVED_SQL}`,
+  const scope = parseScope(options.scope);
+  const up = db.query<{ node: string; next: string }, [string, number, string]>(
+    `SELECT source_id AS node, target_id AS next FROM semantic_links
+     WHERE scope = ?3 AND source_id IN (SELECT value FROM json_each(?1)) AND ${TAXONOMY_SQL} AND ${BELIEVED_SQL}`,
   );
   const now = options.now ?? Date.now();
   const cameFrom = new Map<string, string | null>([[parentId, null]]);
   let frontier = [parentId];
   while (frontier.length > 0) {
     const next: string[] = [];
-    for (const row of up.all(JSON.stringify(frontier), now)) {
+    for (const row of up.all(JSON.stringify(frontier), now, scope)) {
       if (cameFrom.has(row.next)) continue;
       cameFrom.set(row.next, row.node);
       if (row.next === childId) {
@@ -105,11 +113,11 @@ export function wouldCreateTaxonomyCycle(store: Store, childId: string, parentId
 }
 
 /** Refuses child -[is_a|subclass_of]-> parent when it would close a cycle (addEdge calls this). */
-export function assertNoTaxonomyCycle(store: Store, link: { sourceId: string; targetId: string; relationship: string }, now: number): void {
+export function assertNoTaxonomyCycle(store: Store, link: { scope: string; sourceId: string; targetId: string; relationship: string }, now: number): void {
   if (!isTaxonomyRelationship(link.relationship)) return;
-  const check = wouldCreateTaxonomyCycle(store, link.sourceId, link.targetId, { now, fromWriter: true });
+  const check = wouldCreateTaxonomyCycle(store, link.sourceId, link.targetId, { now, fromWriter: true, scope: link.scope });
   if (!check.wouldCycle) return;
-  const name = (id: string) => readNode(store, id, true)?.name ?? id;
+  const name = (id: string) => readNode(store, id, link.scope, true)?.name ?? id;
   const loop = [link.sourceId, ...check.chain].map(name).join(" -> ");
   throw new GllamError(
     "E_TAXONOMY_CYCLE",

@@ -32,7 +32,7 @@ test("gllam sleep: a readable report, the same traces for the same --seed, JSON 
   expect(runGllam(["sleep", "--traces", "-1", "--db", db])).toMatchObject({ code: 1, stderr: expect.stringContaining("--traces") });
 
   const listed = JSON.parse(runGllam(["taxonomy", "list", "/Service", "--json", "--db", db]).stdout);
-  expect(listed.map((n: { id: string }) => n.id).toSorted()).toEqual(["caddy", "category:default:/Service", "gitea"]);
+  expect(listed.map((n: { id: string }) => n.id).toSorted()).toEqual(["caddy", "category:Service", "gitea"]);
   const moved = runGllam(["taxonomy", "consolidate", "/Service", "/Web/Services", "--db", db]);
   expect(moved.stdout).toContain("moved /Service -> /Web/Services: 3 node(s) in 1 batch(es)");
   expect(runGllam(["taxonomy", "list", "/web", "--db", db]).stdout).toContain("/Web/Services  Caddy (service)  caddy");

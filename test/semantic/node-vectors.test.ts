@@ -43,7 +43,8 @@ describe("searchSimilarNodes (vec0 KNN over the sample memory)", () => {
     const other = await openTempGllam(dir);
     other.upsertNode({ id: "a-caddy", name: "Caddy", type: "service", contextPrompt: "Web server", scope: "alice" });
     other.upsertNode({ id: "b-pg", name: "PostgreSQL", type: "database", scope: "bob" });
-    await other.storeNodeEmbeddings(["a-caddy", "b-pg"]);
+    await other.storeNodeEmbeddings(["a-caddy"], { scope: "alice" });
+    await other.storeNodeEmbeddings(["b-pg"], { scope: "bob" });
     expect((await other.searchSimilarNodes("web server", 5, { scope: "bob" })).map((r) => r.nodeId)).toEqual(["b-pg"]);
     expect(await other.searchSimilarNodes("web server", 5)).toEqual([]);
     other.close();

@@ -47,10 +47,29 @@ describe("upsertNode", () => {
     gllam.close();
   });
 
-  test("a node id belongs to one scope", async () => {
+  test("a node id belongs to one scope; another scope taking it learns nothing about the first", async () => {
     const gllam = await openTempGllam(dir);
     gllam.upsertNode({ id: "shared", name: "Shared", scope: "alice" });
-    expect(() => gllam.upsertNode({ id: "shared", name: "Shared", scope: "bob" })).toThrow(/scope "alice"/);
+    const error = await expectGllamError(() => gllam.upsertNode({ id: "shared", name: "Shared", scope: "bob" }), "E_CONFLICT", /"shared" is taken/);
+    expect(error.message).not.toContain("alice");
+    expect(gllam.getNode("shared", { scope: "bob" })).toBeUndefined();
+    expect(gllam.getNode("shared", { scope: "alice" })?.name).toBe("Shared");
+    gllam.close();
+  });
+
+  test.each([
+    ["default", "team/x", /ids in the default scope have none/],
+    ["alice", "bob/payroll", /ids of scope "alice" with one read "alice\/slug"/],
+    ["alice", "alice/a/b", /ids of scope "alice"/],
+  ])("in scope %s, a new id %s may not enter another scope's ids", async (scope, id, message) => {
+    const gllam = await openTempGllam(dir);
+    await expectGllamError(() => gllam.upsertNode({ id, name: "X", scope }), "E_BAD_INPUT", message);
+    gllam.close();
+  });
+
+  test("a new id of the node's own scope is accepted", async () => {
+    const gllam = await openTempGllam(dir);
+    expect(gllam.upsertNode({ id: "alice/payroll", name: "Payroll", scope: "alice" }).created).toBe(true);
     gllam.close();
   });
 });

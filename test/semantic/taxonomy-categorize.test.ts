@@ -40,9 +40,9 @@ describe("processUncategorizedBatch", () => {
     expect(byNode.caddy).toMatchObject({ path: "/Service", linked: true });
     expect(byNode.caddy!.reason).toContain('filed by type "service"');
     // One /Service category, created once and shared within the batch.
-    expect(report.createdCategories).toEqual(["category:default:/Service"]);
-    expect(byNode.traefik!.categoryId).toBe("category:default:/Service");
-    expect(gllam.getNode("category:default:/Service")).toMatchObject({ name: "Service", type: "category", isCategory: true, taxonomyPath: "/Service" });
+    expect(report.createdCategories).toEqual(["category:Service"]);
+    expect(byNode.traefik!.categoryId).toBe("category:Service");
+    expect(gllam.getNode("category:Service")).toMatchObject({ name: "Service", type: "category", isCategory: true, taxonomyPath: "/Service" });
     expect(report).toMatchObject({ skipped: [], remaining: 0 });
 
     expect(gllam.getNode("postgres")?.taxonomyPath).toBe("/Infrastructure/Databases");
@@ -78,10 +78,10 @@ describe("processUncategorizedBatch", () => {
       ["mysql", "/Infrastructure/Databases"],
       ["caddy", "/Engineering/Web/Proxies"],
     ]);
-    expect(report.createdCategories).toEqual(["category:default:/Engineering", "category:default:/Engineering/Web", "category:default:/Engineering/Web/Proxies"]);
-    expect(gllam.activeLinks("category:default:/Engineering/Web/Proxies").find((l) => l.direction === "out")).toMatchObject({
+    expect(report.createdCategories).toEqual(["category:Engineering", "category:Engineering:Web", "category:Engineering:Web:Proxies"]);
+    expect(gllam.activeLinks("category:Engineering:Web:Proxies").find((l) => l.direction === "out")).toMatchObject({
       relationship: "subclass_of",
-      targetId: "category:default:/Engineering/Web",
+      targetId: "category:Engineering:Web",
     });
     expect(report.skipped.map((s) => s.nodeId).toSorted()).toEqual(["?", "alice", "nobody", "postgres", "traefik"]);
     expect(report.skipped.find((s) => s.nodeId === "traefik")?.reason).toContain("must start with /");

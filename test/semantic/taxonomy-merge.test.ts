@@ -5,8 +5,8 @@ import {
   categoryNameSimilarity,
   isAbbreviation,
   scoreCategoryPair,
-  trigramDice,
 } from "../../src/semantic/taxonomy-merge.ts";
+import { trigramDice } from "../../src/semantic/names.ts";
 import { createKeywordEmbedder } from "../fixtures/keyword-embedder.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 

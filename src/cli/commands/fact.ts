@@ -6,28 +6,24 @@ import { TimestampSchema } from "../../memory/types.ts";
 import { formatDay, formatLink } from "../../retrieval/format.ts";
 import type { AddEdgeResult } from "../../semantic/add-edge.ts";
 import type { LinkVersion } from "../../semantic/history.ts";
-import { normalizeEntityName } from "../../semantic/names.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
+import { consentToNewNodes, lookUpName, nodeNamed, terminalAsk, type NameLookup } from "../node-names.ts";
 
 export const optionalTime = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseInput(TimestampSchema, value, flag));
 
 const scopeArgs = { scope: scopeArg } as const;
 export const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
 
-/** The node a name (or id, or alias) means; ambiguous names are refused with their candidates. */
-export function nodeNamed(gllam: Gllam, name: string, scope: string | undefined, create = false): { id: string; created: boolean } {
-  const { node, candidates, ambiguous } = gllam.resolveEntity(name, { scope });
-  if (ambiguous) throw new GllamError("E_BAD_INPUT", `"${name}" may mean ${candidates.map((c) => `${c.id} (${c.name})`).join(", ")}: give the id`);
-  if (node) return { id: node.id, created: false };
-  if (!create) throw new GllamError("E_NOT_FOUND", `no node named "${name}"${scope ? ` in scope ${scope}` : ""}`);
-  const id = normalizeEntityName(name).replace(/ /g, "-");
-  if (!id) throw new GllamError("E_BAD_INPUT", `"${name}" has no letters or digits to name a node`);
-  gllam.upsertNode({ id, name: name.trim(), scope });
-  return { id, created: true };
+type FactEnd = { id: string; name: string; created: boolean };
+
+/** The node a name of the fact means, created now (in the write transaction) when it means none. */
+function factEnd(gllam: Gllam, lookup: NameLookup, scope: string): FactEnd {
+  const { node, created } = gllam.ensureNodeNamed(lookup.name, { scope });
+  return { id: node.id, name: node.name, created };
 }
 
-function formatAddEdge(result: AddEdgeResult, created: string[]): string {
-  const lines = created.map((id) => `new node ${id}`);
+function formatAddEdge(result: AddEdgeResult, ends: FactEnd[]): string {
+  const lines = ends.filter((end) => end.created).map((end) => `new node ${end.id} (${end.name})`);
   lines.push(`${result.action} link ${result.linkId} (${result.relationship}, trust ${result.trustWeight}): ${result.reason}`);
   if (result.conflict) lines.push(`  met link ${result.conflict.linkId} -> ${result.conflict.targetId} (trust ${result.conflict.trustWeight})`);
   if (result.contradictionId) lines.push(`  contradiction ${result.contradictionId} is open: \`gllam fact resolve ${result.contradictionId} LINK\``);
@@ -37,7 +33,10 @@ function formatAddEdge(result: AddEdgeResult, created: string[]): string {
 }
 
 const addCommand = defineCommand({
-  meta: { name: "add", description: "Record a fact SRC REL DST (nodes are created when no name matches)" },
+  meta: {
+    name: "add",
+    description: "Record a fact SRC REL DST (a name that matches no node becomes one; one close to existing names needs --new, or a yes on a terminal)",
+  },
   args: {
     src: { type: "positional", description: "Subject node (name, id or alias)", required: true },
     rel: { type: "positional", description: "Relationship (snake_case)", required: true },
@@ -53,6 +52,7 @@ const addCommand = defineCommand({
     rationale: { type: "string", description: "Why this overrides an established fact", valueHint: "text" },
     proof: { type: "string", description: "Explicit proof of a dependency", valueHint: "text" },
     trust: { type: "string", description: "Trust weight 10..1000 (default: the source's, else 500)", valueHint: "n" },
+    new: { type: "boolean", description: "Create nodes for names that match none even when close names exist (\"Kaddy\" beside Caddy)" },
     ...scopeArgs,
     ...jsonArg,
     ...globalArgs,
@@ -62,18 +62,21 @@ const addCommand = defineCommand({
     const trustWeight = args.trust === undefined ? undefined : Number(args.trust);
     const validFrom = optionalTime(args["valid-from"], "--valid-from");
     const validUntil = optionalTime(args["valid-until"], "--valid-until");
+    const scope = scopeOf(args);
     return withEngine(args, { create: true }, async (gllam) => {
+      const lookups = [lookUpName(gllam, args.src, scope), lookUpName(gllam, args.dst, scope)];
+      await consentToNewNodes(lookups, scope, { allowNew: args.new === true, ask: terminalAsk() });
       const result = gllam.store.transaction(() => {
-        const [src, dst] = [nodeNamed(gllam, args.src, args.scope, true), nodeNamed(gllam, args.dst, args.scope, true)];
+        const [src, dst] = lookups.map((lookup) => factEnd(gllam, lookup, scope)) as [FactEnd, FactEnd];
         const origin =
           args.source === undefined
             ? undefined
             : gllam.attributeContainerEntryToSource(args["doc-type"]!, args.source, "", args.claim ?? "", undefined, {
                 role: args.role,
-                scope: args.scope,
+                scope,
               });
         const added = gllam.addEdge({
-          scope: args.scope,
+          scope,
           sourceId: src.id,
           targetId: dst.id,
           relationship: args.rel,
@@ -87,9 +90,9 @@ const addCommand = defineCommand({
           rationale: args.rationale,
           proof: args.proof,
         });
-        return { ...added, created: [src, dst].filter((n) => n.created).map((n) => n.id) };
+        return { ...added, subject: src, object: dst, created: [src, dst].filter((n) => n.created).map((n) => n.id) };
       });
-      console.log(args.json ? JSON.stringify(result, null, 2) : formatAddEdge(result, result.created));
+      console.log(args.json ? JSON.stringify(result, null, 2) : formatAddEdge(result, [result.subject, result.object]));
     });
   },
 });
@@ -107,15 +110,16 @@ const listCommand = defineCommand({
   run: ({ args }) => {
     const asOf = optionalTime(args["as-of"], "--as-of");
     const knownAt = optionalTime(args["known-at"], "--known-at");
+    const scope = scopeOf(args);
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const { id } = nodeNamed(gllam, args.node, args.scope);
-      const node = gllam.getNode(id)!;
+      const { id } = nodeNamed(gllam, args.node, scope);
+      const node = gllam.getNode(id, { scope })!;
       const facts =
         knownAt === undefined
-          ? gllam.describeFacts(id, { asOf })
-          : gllam.asKnownAt(id, { knownAt, asOf }).map((link) => {
+          ? gllam.describeFacts(id, { asOf, scope })
+          : gllam.asKnownAt(id, { knownAt, asOf, scope }).map((link) => {
               const otherId = link.direction === "out" ? link.targetId : link.sourceId;
-              return { ...link, otherId, otherName: gllam.getNode(otherId)?.name ?? otherId };
+              return { ...link, otherId, otherName: gllam.getNode(otherId, { scope })?.name ?? otherId };
             });
       if (args.json) return console.log(JSON.stringify({ node, facts }, null, 2));
       const when = knownAt === undefined ? `at ${formatDay(asOf ?? Date.now())}` : `as believed at ${formatDay(knownAt)}`;
@@ -142,13 +146,15 @@ const historyCommand = defineCommand({
     ...jsonArg,
     ...globalArgs,
   },
-  run: ({ args }) =>
-    withEngine(args, { readOnly: true }, async (gllam) => {
-      const { id } = nodeNamed(gllam, args.src, args.scope);
-      const versions = gllam.linkHistory(id, args.rel, { scope: args.scope });
+  run: ({ args }) => {
+    const scope = scopeOf(args);
+    return withEngine(args, { readOnly: true }, async (gllam) => {
+      const { id } = nodeNamed(gllam, args.src, scope);
+      const versions = gllam.linkHistory(id, args.rel, { scope });
       if (args.json) return console.log(JSON.stringify(versions, null, 2));
       console.log(versions.length > 0 ? versions.map(formatVersion).join("\n") : `no ${args.rel} links from ${id}`);
-    }),
+    });
+  },
 });
 
 const parseLinkId = (value: string) => {
@@ -162,13 +168,17 @@ const invalidateCommand = defineCommand({
   args: {
     link: { type: "positional", description: "Link id", required: true },
     at: { type: "string", description: "When it stopped holding (default now)", valueHint: "date" },
+    ...scopeArgs,
     ...globalArgs,
   },
-  run: ({ args }) =>
-    withEngine(args, {}, async (gllam) => {
-      const result = gllam.invalidateObsoleteEdge(parseLinkId(args.link), optionalTime(args.at, "--at") ?? Date.now());
+  run: ({ args }) => {
+    const scope = scopeOf(args);
+    const at = optionalTime(args.at, "--at") ?? Date.now();
+    return withEngine(args, { create: false }, async (gllam) => {
+      const result = gllam.invalidateObsoleteEdge(parseLinkId(args.link), at, { scope });
       console.log(`link ${result.linkId}: ${result.changed ? `ends ${formatDay(result.validUntil!)}` : result.reason}`);
-    }),
+    });
+  },
 });
 
 const resolveCommand = defineCommand({
@@ -176,13 +186,17 @@ const resolveCommand = defineCommand({
   args: {
     contradiction: { type: "positional", description: "Contradiction node id", required: true },
     winner: { type: "positional", description: "The link id that is right", required: true },
+    ...scopeArgs,
     ...globalArgs,
   },
-  run: ({ args }) =>
-    withEngine(args, {}, async (gllam) => {
-      const result = gllam.resolveContradiction(args.contradiction, parseLinkId(args.winner));
+  run: ({ args }) => {
+    const scope = scopeOf(args);
+    const winner = parseLinkId(args.winner);
+    return withEngine(args, { create: false }, async (gllam) => {
+      const result = gllam.resolveContradiction(args.contradiction, winner, { scope });
       console.log(`resolved ${result.contradictionId}: link ${result.winnerLinkId} believed, ${result.loserLinkIds.map((id) => `link ${id}`).join(", ")} retired`);
-    }),
+    });
+  },
 });
 
 export const factCommand = defineCommand({

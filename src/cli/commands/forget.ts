@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
 import type { ForgetReport, ForgetTarget } from "../../semantic/forget.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
-import { nodeNamed } from "./fact.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
+import { nodeNamed } from "../node-names.ts";
 
 function formatReport(report: ForgetReport): string {
   const r = report.removed;
@@ -26,19 +26,21 @@ const forgetKind = (kind: "node" | "link" | "source") =>
       json: { type: "boolean", description: "Print the report as JSON" },
       ...globalArgs,
     },
-    run: ({ args }) =>
-      withEngine(args, {}, async (gllam) => {
+    run: ({ args }) => {
+      const scope = scopeOf(args);
+      return withEngine(args, { create: false }, async (gllam) => {
         let target: ForgetTarget;
-        if (kind === "node") target = { node: nodeNamed(gllam, args.id, args.scope).id };
-        else if (kind === "source") target = { source: args.id };
+        if (kind === "node") target = { node: nodeNamed(gllam, args.id, scope).id, scope };
+        else if (kind === "source") target = { source: args.id, scope };
         else {
           const id = Number(args.id);
           if (!Number.isInteger(id) || id < 1) throw new GllamError("E_BAD_INPUT", `a link id is a positive integer, got ${args.id}`);
-          target = { link: id };
+          target = { link: id, scope };
         }
         const report = gllam.forget(target);
         console.log(args.json ? JSON.stringify(report, null, 2) : formatReport(report));
-      }),
+      });
+    },
   });
 
 export const forgetCommand = defineCommand({

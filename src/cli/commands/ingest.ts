@@ -5,7 +5,7 @@ import type { IngestReport } from "../../episodic/ingest.ts";
 import { staticTierState } from "../../episodic/static-vectors.ts";
 import { FORMAT_NAMES } from "../../episodic/formats/source.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 
 export const FormatArgSchema = v.picklist(["auto", ...FORMAT_NAMES], `must be one of auto, ${FORMAT_NAMES.join(", ")}`);
 export const CountArgSchema = v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(64));
@@ -39,12 +39,13 @@ export const ingestCommand = defineCommand({
     const format = parseInput(FormatArgSchema, args.format ?? "auto", "--format");
     const workers = args.workers === undefined ? 2 : parseInput(CountArgSchema, args.workers, "--workers");
     const files = args._.map(String);
+    const scope = scopeOf(args);
     return withEngine(args, { create: true, staticTable: true }, async (gllam) => {
       const tty = process.stdout.isTTY === true;
       let bar: ReturnType<typeof progress> | undefined;
       let reported = 0;
       const report = await gllam
-        .ingestFiles(files, { format, scope: args.scope, session: args.session, skipBad: args["skip-bad"] }, (done, total, file) => {
+        .ingestFiles(files, { format, scope, session: args.session, skipBad: args["skip-bad"] }, (done, total, file) => {
           if (!tty) return;
           if (!bar) {
             bar = progress({ max: total });

@@ -1,8 +1,9 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
 import { formatLink } from "../../retrieval/format.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
-import { nodeNamed, optionalTime } from "./fact.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
+import { nodeNamed } from "../node-names.ts";
+import { optionalTime } from "./fact.ts";
 
 export const pathCommand = defineCommand({
   meta: { name: "path", description: "The shortest chain of active links between two nodes (with caveats); exit 1 when there is none" },
@@ -19,9 +20,10 @@ export const pathCommand = defineCommand({
     const maxHops = args["max-hops"] === undefined ? undefined : Number(args["max-hops"]);
     if (maxHops !== undefined && !Number.isInteger(maxHops)) throw new GllamError("E_BAD_INPUT", `--max-hops must be an integer, got ${args["max-hops"]}`);
     const asOf = optionalTime(args["as-of"], "--as-of");
+    const scope = scopeOf(args);
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const [a, b] = [nodeNamed(gllam, args.a, args.scope), nodeNamed(gllam, args.b, args.scope)];
-      const path = gllam.findMultiHopPath(a.id, b.id, { maxHops, asOf });
+      const [a, b] = [nodeNamed(gllam, args.a, scope), nodeNamed(gllam, args.b, scope)];
+      const path = gllam.findMultiHopPath(a.id, b.id, { maxHops, asOf, scope });
       // Exit 1 when there is no path, so scripts can test for one (as `gllam plan` does for a plan).
       if (args.json) console.log(JSON.stringify(path, null, 2));
       else if (!path.found) console.log(`no path of at most ${maxHops ?? 4} hops from ${args.a} to ${args.b} (${path.explored} nodes explored)`);

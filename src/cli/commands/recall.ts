@@ -3,7 +3,7 @@ import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { TimestampSchema } from "../../memory/types.ts";
 import { formatRecallMarkdown } from "../../retrieval/format.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 
 const asList = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
 
@@ -36,7 +36,7 @@ export const recallCommand = defineCommand({
     const window = args.window === undefined ? undefined : parseWindow(args.window);
     const episodes = args.episodes === undefined ? undefined : Number(args.episodes);
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const result = await gllam.recall(query, { entities: asList(args.entity), k, scope: args.scope, asOf, window, episodes });
+      const result = await gllam.recall(query, { entities: asList(args.entity), k, scope: scopeOf(args), asOf, window, episodes });
       console.log(args.json ? JSON.stringify(result, null, 2) : formatRecallMarkdown(result));
     });
   },

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { GllamError, type GllamErrorCode } from "../../engine/errors.ts";
 import type { SleepCycleReport } from "../../maintenance/sleep-cycle.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 
 const IntegerArg = (min: number, max: number) => v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(min), v.maxValue(max));
 
@@ -64,7 +64,7 @@ export const sleepCommand = defineCommand({
       const spin = tty ? spinner() : undefined;
       spin?.start("sleep cycle");
       const report = await gllam
-        .enterMemorySleepCycle(traces, { scope: args.scope, seed, maxHops, onProgress: (step, message) => spin?.message(`${step}: ${message}`) })
+        .enterMemorySleepCycle(traces, { scope: scopeOf(args), seed, maxHops, onProgress: (step, message) => spin?.message(`${step}: ${message}`) })
         .catch((error) => {
           spin?.error("sleep cycle failed");
           throw error;

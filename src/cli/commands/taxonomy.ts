@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import * as v from "valibot";
 import { parseInput } from "../../memory/parse.ts";
-import { globalArgs, scopeArg, withEngine } from "../context.ts";
+import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 import { jsonArg } from "./fact.ts";
 
 const CountArg = (max: number) => v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(max));
@@ -20,7 +20,7 @@ const listCommand = defineCommand({
   run: ({ args }) => {
     const limit = args.limit === undefined ? 100 : parseInput(CountArg(1_000_000), args.limit, "--limit");
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const nodes = gllam.getNodesByTaxonomyPrefix(args.prefix, { scope: args.scope, limit, categoriesOnly: args.categories });
+      const nodes = gllam.getNodesByTaxonomyPrefix(args.prefix, { scope: scopeOf(args), limit, categoriesOnly: args.categories });
       print(args.json, nodes, () => (nodes.length === 0 ? `nothing at or below ${args.prefix}` : nodes.map((n) => `${n.taxonomyPath}  ${n.name}${n.isCategory ? " [category]" : ` (${n.type})`}  ${n.id}`).join("\n")));
     });
   },
@@ -31,7 +31,7 @@ const cyclesCommand = defineCommand({
   args: { scope: scopeArg, ...jsonArg, ...globalArgs },
   run: ({ args }) =>
     withEngine(args, { readOnly: true }, async (gllam) => {
-      const report = gllam.detectTaxonomyCycles({ scope: args.scope });
+      const report = gllam.detectTaxonomyCycles({ scope: scopeOf(args) });
       const name = (id: string) => gllam.getNode(id)?.name ?? id;
       print(args.json, report, () => (report.hasCycle ? report.cycles.map((c) => `cycle: ${c.map(name).join(" <-> ")}`).join("\n") : "no taxonomy cycles"));
     }),
@@ -50,7 +50,7 @@ const consolidateCommand = defineCommand({
     withEngine(args, { create: false }, async (gllam) => {
       const tty = process.stdout.isTTY === true && !args.json;
       const report = await gllam.consolidateTaxonomyBranch(args.from, args.to, {
-        scope: args.scope,
+        scope: scopeOf(args),
         onBatch: (p) => tty && process.stdout.write(`\rmoved ${p.moved}/${p.total}\x1b[K`),
       });
       if (tty && report.batches > 0) process.stdout.write("\n");
@@ -64,7 +64,7 @@ const categorizeCommand = defineCommand({
   run: ({ args }) => {
     const batch = args.batch === undefined ? 50 : parseInput(CountArg(10_000), args.batch, "--batch");
     return withEngine(args, { create: false }, async (gllam) => {
-      const report = await gllam.processUncategorizedBatch(batch, { scope: args.scope });
+      const report = await gllam.processUncategorizedBatch(batch, { scope: scopeOf(args) });
       print(args.json, report, () =>
         [
           ...report.categorized.map((c) => `${c.nodeId} -> ${c.path}: ${c.reason}`),
@@ -82,7 +82,7 @@ const candidatesCommand = defineCommand({
   run: ({ args }) => {
     const minScore = args["min-score"] === undefined ? undefined : parseInput(v.pipe(v.string(), v.toNumber(), v.minValue(0), v.maxValue(1)), args["min-score"], "--min-score");
     return withEngine(args, { create: false }, async (gllam) => {
-      const candidates = await gllam.discoverTaxonomyMergeCandidates({ scope: args.scope, minScore });
+      const candidates = await gllam.discoverTaxonomyMergeCandidates({ scope: scopeOf(args), minScore });
       print(args.json, candidates, () =>
         candidates.length === 0
           ? "no merge candidates"
