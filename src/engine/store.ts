@@ -26,6 +26,9 @@ const WRITER_PRAGMAS = [
   // A page cache of up to 256 MiB keeps a million-link graph's indexes off the disk.
   "PRAGMA temp_store = MEMORY",
   "PRAGMA cache_size = -262144",
+  // Deleted rows and freed pages are overwritten with zeros, so forgotten text leaves no copy in the
+  // file (FAST leaves freelist pages as they were; README "What forget guarantees").
+  "PRAGMA secure_delete = ON",
 ];
 // Readers map the file (no copy per page read) and cache up to 256 MiB: graph walks touch pages all over it.
 const READER_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 1073741824"];
@@ -38,6 +41,7 @@ export class Store {
   readonly path: string;
   readonly #writer: Database | undefined;
   readonly #reader: Database;
+  readonly #beforeCommit = new Set<() => void>();
 
   private constructor(path: string, writer: Database | undefined, reader: Database) {
     this.path = path;
@@ -85,7 +89,15 @@ export class Store {
    */
   transaction<T>(fn: () => T): T {
     const db = this.db();
-    if (!db.inTransaction) return db.transaction(fn).immediate();
+    if (!db.inTransaction) {
+      return db
+        .transaction(() => {
+          const result = fn();
+          for (const hook of this.#beforeCommit) hook();
+          return result;
+        })
+        .immediate();
+    }
     db.query("SAVEPOINT gllam_nested").run();
     try {
       const result = fn();
@@ -98,7 +110,18 @@ export class Store {
     }
   }
 
+  /**
+   * Runs hook at the end of every outermost transaction, before it commits: derived rows that must
+   * change with what the transaction wrote (node static vectors) stay in step whoever wrote it.
+   * A hook that throws takes the transaction back. Returns a function that removes the hook.
+   */
+  beforeCommit(hook: () => void): () => void {
+    this.#beforeCommit.add(hook);
+    return () => this.#beforeCommit.delete(hook);
+  }
+
   close(): void {
+    this.#beforeCommit.clear();
     this.#reader.close();
     this.#writer?.close();
   }
