@@ -5,12 +5,11 @@ export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.t
 export { SCHEMA_VERSION } from "./engine/schema.ts";
 export type { CheckpointMode, CheckpointResult, WALCheckpointManager, WALCheckpointOptions } from "./engine/wal.ts";
 export type { StoreStats } from "./engine/stats.ts";
-export type { Embedder } from "./embed/embedder.ts";
+export type { Embedder, EmbeddingTiers } from "./embed/embedder.ts";
 export { createLocalModelEmbedder, LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION } from "./embed/local-model.ts";
 export { createHttpEmbedder, type HttpEmbedderOptions } from "./embed/http.ts";
 export { ensureStaticTable, loadStaticEmbedder } from "./embed/static/bundled-table.ts";
 export type { StaticEmbedder } from "./embed/static/static-embedder.ts";
-export type { EmbeddingTiers } from "./retrieval/search-episodes.ts";
 export { loadSystemPromptsConfig, defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "./config/prompts.ts";
 export { readEnv, type GllamEnv } from "./config/env.ts";
 export type { DirectedLink } from "./semantic/links.ts";
@@ -27,7 +26,7 @@ export { computeTrustWeight, explainTrust, type TrustBreakdown, type TrustInput 
 export { normalizeEntityName } from "./semantic/names.ts";
 export type { UpsertNodeResult } from "./semantic/nodes.ts";
 export type { EmbeddingModelCheck } from "./semantic/node-vectors.ts";
-export { nodeEmbeddingText } from "./semantic/node-vectors.ts";
+export { nodeEmbeddingText } from "./semantic/node-text.ts";
 export type { SeedReport } from "./semantic/sample.ts";
 export { TAXONOMY_RELATIONSHIPS, type CycleCheck, type TaxonomyPrefixOptions } from "./semantic/taxonomy.ts";
 export { findTaxonomyCycles, type TaxonomyCycleReport, type TaxonomyEdge } from "./semantic/taxonomy-cycles.ts";

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
-import type { Embedder } from "../embed/embedder.ts";
+import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
 import type {
   EpisodeInput,
@@ -15,7 +15,7 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
-import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
+import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { createPooledEmbedder } from "../embed/worker-pool.ts";
@@ -70,6 +70,7 @@ import {
   type SimilarNodeOptions,
 } from "../semantic/node-vectors.ts";
 import { findNodesByName, readNode, upsertNode, type UpsertNodeResult } from "../semantic/nodes.ts";
+import { maintainNodeStaticVectors } from "../semantic/node-static-vectors.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
 import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
 import { persistPddlTask, DEFAULT_PDDL_DOMAINS_DIR, type PersistedTask } from "../planning/persist.ts";
@@ -188,6 +189,8 @@ export class Gllam {
       options.config ?? defaultAgenticMemoryConfig(),
       options.pddlDomainsDir === undefined ? DEFAULT_PDDL_DOMAINS_DIR : options.pddlDomainsDir,
     );
+    // Nodes get static vectors in the transaction that creates or renames them, whoever writes them.
+    if (!store.readOnly) maintainNodeStaticVectors(store, () => gllam.staticEmbedder);
     if (options.onEmbeddingDrift) {
       const check = gllam.checkEmbeddingModelVersion();
       if (check.drift) options.onEmbeddingDrift(check);
@@ -284,8 +287,9 @@ export class Gllam {
     return storeNodeEmbeddings(this.store, this.embedder, nodeIds);
   }
 
-  searchSimilarNodes(query: string, limit = 5, options?: SimilarNodeOptions): Promise<SimilarNode[]> {
-    return searchSimilarNodes(this.store, this.embedder, query, limit, options);
+  /** Nearest nodes by model vectors, and by static vectors for nodes whose model vector has not arrived yet. */
+  async searchSimilarNodes(query: string, limit = 5, options?: SimilarNodeOptions): Promise<SimilarNode[]> {
+    return searchSimilarNodes(this.store, await this.#readTiers(), query, limit, options);
   }
 
   checkEmbeddingModelVersion(): EmbeddingModelCheck {
@@ -378,7 +382,7 @@ export class Gllam {
     return disambiguateEntityForSource(this.store, { nodeId, sense, originSourceId });
   }
 
-  /** Removes a node, link or source and everything derived only from it, and reports what went. */
+  /** Removes a node, link, source, episode or session and everything derived only from it, and reports what went. */
   forget(target: ForgetTarget): ForgetReport {
     return forget(this.store, target);
   }

@@ -1,7 +1,7 @@
 import type { Store } from "../engine/store.ts";
 import { selectByIds } from "../engine/sql.ts";
 import { GllamError } from "../engine/errors.ts";
-import { hasVectorTables } from "../engine/schema.ts";
+import { deleteVectors } from "../engine/schema.ts";
 import { NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
 import { nameKeys } from "./names.ts";
@@ -28,7 +28,7 @@ export type UpsertNodeResult = { node: SemanticNode; created: boolean; embedding
 
 /**
  * Inserts a node, or updates the fields the input names (others keep their value; aliases are
- * merged, never dropped). A change to the embedded text drops the node's vector so it is re-embedded.
+ * merged, never dropped). A change to the embedded text drops the node's vectors so it is re-embedded.
  */
 export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
   const parsed = parseInput(NodeInputSchema, input, "node");
@@ -73,7 +73,8 @@ export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
     );
     writeNodeNames(store, merged.id, merged.scope, merged.name, merged.aliases);
     const stale = existing !== undefined && EMBEDDED_FIELDS.some((f) => JSON.stringify(existing[f]) !== JSON.stringify(merged[f]));
-    if (stale && hasVectorTables(db)) db.query("DELETE FROM semantic_embeddings WHERE node_id = ?").run(merged.id);
+    // Both tiers are queued again by trigger; the static one is rewritten before this transaction commits.
+    if (stale) deleteVectors(db, "nodes", [merged.id]);
     return { node: readNode(store, merged.id, true)!, created: !existing, embeddingStale: stale || !existing };
   });
 }
