@@ -5,11 +5,12 @@ export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.t
 export { SCHEMA_VERSION } from "./engine/schema.ts";
 export type { CheckpointMode, CheckpointResult, WALCheckpointManager, WALCheckpointOptions } from "./engine/wal.ts";
 export type { StoreStats } from "./engine/stats.ts";
-export type { Embedder, EmbeddingTiers } from "./embed/embedder.ts";
+export type { Embedder } from "./embed/embedder.ts";
 export { createLocalModelEmbedder, LOCAL_MODEL_DIMS, LOCAL_MODEL_VERSION } from "./embed/local-model.ts";
 export { createHttpEmbedder, type HttpEmbedderOptions } from "./embed/http.ts";
 export { ensureStaticTable, loadStaticEmbedder } from "./embed/static/bundled-table.ts";
 export type { StaticEmbedder } from "./embed/static/static-embedder.ts";
+export type { EmbeddingTiers } from "./retrieval/search-episodes.ts";
 export { loadSystemPromptsConfig, defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "./config/prompts.ts";
 export { readEnv, type GllamEnv } from "./config/env.ts";
 export type { DirectedLink } from "./semantic/links.ts";

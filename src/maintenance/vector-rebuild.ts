@@ -97,9 +97,10 @@ const NODES: Kind = {
       .all(tier, String(after), limit)
       .map(nodeText),
   stager: (db, tier) => {
+    // Only nodes that still exist: one forgotten while its batch was embedded leaves nothing behind.
     const insert = db.query(
-      `INSERT INTO node_vector_staging (tier, node_id, scope, embedding, staged_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT DO UPDATE SET embedding = excluded.embedding, staged_at = excluded.staged_at`,
+      `INSERT INTO node_vector_staging (tier, node_id, scope, embedding, staged_at) SELECT ?1, ?2, ?3, ?4, ?5
+       WHERE EXISTS (SELECT 1 FROM semantic_nodes WHERE id = ?2) ON CONFLICT DO UPDATE SET embedding = excluded.embedding, staged_at = excluded.staged_at`,
     );
     return (item, vector, now) => insert.run(tier, item.key, item.scope, vector, now);
   },
@@ -119,7 +120,10 @@ const EPISODES: Kind = {
       .all(tier, Number(after), limit)
       .map((episode) => ({ key: episode.id, scope: episode.scope, text: episodeEmbeddingText(episode) })),
   stager: (db, tier) => {
-    const insert = db.query("INSERT INTO episode_vector_staging (tier, episode_id, scope, embedding) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET embedding = excluded.embedding");
+    const insert = db.query(
+      `INSERT INTO episode_vector_staging (tier, episode_id, scope, embedding) SELECT ?1, ?2, ?3, ?4
+       WHERE EXISTS (SELECT 1 FROM episodes WHERE id = ?2) ON CONFLICT DO UPDATE SET embedding = excluded.embedding`,
+    );
     return (item, vector) => insert.run(tier, item.key, item.scope, vector);
   },
 };

@@ -44,7 +44,7 @@ export type RecallResult = {
  * episode KNN share the vector); the focus is the named entities, or else the nearest node, each
  * with its active links and caveats; episodes come from hybrid search, filtered to those that
  * mention the named entities when any were named. Vectors from another model are not compared:
- * recall then answers lexically and says so in warnings.
+ * recall then answers without them (words and the static tier) and says so in warnings.
  */
 export async function recall(store: Store, tiers: EmbeddingTiers, query: string, options: RecallOptions = {}): Promise<RecallResult> {
   const text = query.trim();

@@ -7,6 +7,9 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.ts";
+
+// The tiers type lives with the embedders (the semantic layer uses it too); the library exports it from here.
+export type { EmbeddingTiers };
 import { readEpisodes } from "../episodic/episodes.ts";
 import { bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, type EpisodeFilter } from "../episodic/lookup.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";

@@ -64,6 +64,17 @@ describe("forget", () => {
     gllam.close();
   });
 
+  test("a node's disambiguation senses are named after it: they go with it", async () => {
+    const gllam = await graph(["service", "host"]);
+    const sense = gllam.disambiguateEntityForSource("service", "systemd unit");
+    gllam.addEdge({ sourceId: sense.nodeId, targetId: "host", relationship: "runs_on" });
+    const report = gllam.forget({ node: "service" });
+    expect(report.removed.nodes).toEqual(["service", sense.nodeId]);
+    expect(count(gllam, "semantic_nodes")).toBe(1);
+    expect(count(gllam, "node_static_vectors")).toBe(1);
+    gllam.close();
+  });
+
   test("a link that superseded another: the loser is believed again, the resolution link goes", async () => {
     const gllam = await graph(["t", "open", "done"]);
     const weak = gllam.addEdge({ sourceId: "t", targetId: "open", relationship: "has_state", trustWeight: 100 }, { now: 1000 });

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
-import type { StaticEmbedder } from "../../src/embed/static/static-embedder.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { Gllam } from "../../src/engine/gllam.ts";
 import { hashVector } from "../fixtures/hash-embedder.ts";
 import { makeTempDir, openTempGllam, runGllam } from "../helpers.ts";
+import { failingStaticEmbedder } from "../static-table.ts";
 
 const dir = makeTempDir();
 const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
@@ -100,13 +100,7 @@ describe("node vectors kept at write", () => {
   });
 
   test("a static embedder that fails takes the node write back with it", async () => {
-    const failing: StaticEmbedder = {
-      ...staticEmbedder,
-      embedSync: () => {
-        throw new Error("boom");
-      },
-    };
-    const gllam = await openTempGllam(dir, { embedder: hash, staticEmbedder: failing });
+    const gllam = await openTempGllam(dir, { embedder: hash, staticEmbedder: failingStaticEmbedder(staticEmbedder) });
     expect(() => gllam.upsertNode({ id: "a", name: "Alpha" })).toThrow("boom");
     expect(gllam.getNode("a")).toBeUndefined();
     gllam.close();
