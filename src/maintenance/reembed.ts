@@ -12,7 +12,7 @@ import { fillStaticVectors, staticTierState } from "../episodic/static-vectors.t
 import { startVectorFiller } from "../episodic/vectors.ts";
 import { writeQueuedNodeStaticVectors } from "../semantic/node-static-vectors.ts";
 import { checkEmbeddingModelVersion, queueNodesWithoutVectors, storeNodeEmbeddings } from "../semantic/node-vectors.ts";
-import { pendingRebuild, rebuildVectorTier, type RebuildProgress } from "./vector-rebuild.ts";
+import { keptVectorsError, pendingRebuild, rebuildVectorTier, type RebuildProgress } from "./vector-rebuild.ts";
 
 export type ReembedReport = {
   /** The model tier was rebuilt (drift, force, or an interrupted rebuild resumed). */
@@ -51,6 +51,15 @@ async function embedNodes(store: Store, embedder: Embedder, nodeIds: string[], o
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
 }
 
+/** The model's dimension; an embedder that cannot answer (an unreachable server) fails here, before anything is written. */
+async function probe(embedder: Embedder): Promise<number> {
+  try {
+    return (await embedOne(embedder, "probe")).length;
+  } catch (error) {
+    throw keptVectorsError(error, "nothing was changed");
+  }
+}
+
 /** The static tier: rebuilt when its table changed (or forced, or interrupted), then every gap filled. */
 async function reembedStatic(store: Store, embedder: StaticEmbedder, options: ReembedOptions) {
   const resume = pendingRebuild(store, "static", embedder.modelVersion);
@@ -76,8 +85,7 @@ async function reembedStatic(store: Store, embedder: StaticEmbedder, options: Re
  */
 export async function reembedAll(store: Store, tiers: EmbeddingTiers, options: ReembedOptions = {}): Promise<ReembedReport> {
   const embedder = tiers.model ?? tiers.static;
-  // An embedder that cannot answer (an unreachable server) fails here, before anything is written.
-  const dims = embedder ? (await embedOne(embedder, "probe")).length : 0;
+  const dims = embedder ? await probe(embedder) : 0;
   const statics = tiers.static ? await reembedStatic(store, tiers.static, options) : { staticReset: false, staticNodes: 0, staticEpisodes: 0, resumed: false };
   const none = { reset: false, previousModel: undefined, model: "none", nodes: 0, episodes: 0 };
   if (!embedder) return { ...none, ...statics };

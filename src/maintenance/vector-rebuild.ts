@@ -217,8 +217,12 @@ export async function rebuildVectorTier(store: Store, tier: VectorTier, embedder
     swap(store, job, params);
     return { nodes, episodes, resumed };
   } catch (error) {
-    const kept = `the stored ${tier} vectors and their model are unchanged; run \`gllam reembed\` again to resume`;
-    if (error instanceof GllamError) throw new GllamError(error.code, `${error.message} (${kept})`, { cause: error });
-    throw new GllamError("E_EMBEDDER", `re-embedding failed: ${describeError(error)} (${kept})`, { cause: error });
+    throw keptVectorsError(error, `the stored ${tier} vectors and their model are unchanged; run \`gllam reembed\` again to resume`);
   }
+}
+
+/** A re-embedding failure, with its code, saying what was kept. */
+export function keptVectorsError(error: unknown, kept: string): GllamError {
+  if (error instanceof GllamError) return new GllamError(error.code, `${error.message} (${kept})`, { cause: error });
+  return new GllamError("E_EMBEDDER", `re-embedding failed: ${describeError(error)} (${kept})`, { cause: error });
 }
