@@ -144,8 +144,10 @@ CREATE TABLE IF NOT EXISTS sessions (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(scope, started_at);
 
+-- AUTOINCREMENT: an id is never given again after its episode is forgotten, so nothing derived
+-- from a forgotten episode (a vector written late by a worker, a cached id) can attach to a new one.
 CREATE TABLE IF NOT EXISTS episodes (
-  id           INTEGER PRIMARY KEY,
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
   scope        TEXT NOT NULL DEFAULT 'default',
   kind         TEXT NOT NULL DEFAULT 'turn' CHECK (kind IN ('turn', 'chunk')),
   session_id   TEXT NOT NULL,
@@ -210,6 +212,44 @@ CREATE TABLE IF NOT EXISTS episode_vector_queue (
 CREATE TRIGGER IF NOT EXISTS episodes_vector_enqueue AFTER INSERT ON episodes BEGIN
   INSERT INTO episode_vector_queue(episode_id) VALUES (new.id);
 END;
+
+-- Nodes waiting for a vector, per tier: filled by triggers when a node is created or its embedded
+-- text (name, type, aliases, context) changes, whoever writes it. The static tier is written before
+-- the same transaction commits by an engine that holds a static embedder (Store.beforeCommit); the
+-- model tier by the embedding worker pool, like episodes.
+CREATE TABLE IF NOT EXISTS node_vector_queue (
+  tier    TEXT NOT NULL CHECK (tier IN ('model', 'static')),
+  node_id TEXT NOT NULL REFERENCES semantic_nodes(id) ON DELETE CASCADE,
+  PRIMARY KEY (tier, node_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_node_vector_queue_node ON node_vector_queue(node_id);
+CREATE TRIGGER IF NOT EXISTS semantic_nodes_vector_enqueue AFTER INSERT ON semantic_nodes BEGIN
+  INSERT INTO node_vector_queue (tier, node_id) VALUES ('model', new.id), ('static', new.id) ON CONFLICT DO NOTHING;
+END;
+CREATE TRIGGER IF NOT EXISTS semantic_nodes_vector_requeue AFTER UPDATE OF name, type, aliases, context_prompt ON semantic_nodes
+  WHEN new.name IS NOT old.name OR new.type IS NOT old.type OR new.aliases IS NOT old.aliases OR new.context_prompt IS NOT old.context_prompt BEGIN
+  INSERT INTO node_vector_queue (tier, node_id) VALUES ('model', new.id), ('static', new.id) ON CONFLICT DO NOTHING;
+END;
+
+-- `gllam reembed` builds a tier's new vectors here, beside the live ones (a maintenance_jobs row of
+-- kind 'reembed' records the rebuild), and swaps them in with one transaction at the end: a failure
+-- or a crash midway leaves the live vectors and their model version as they were, and a re-run
+-- resumes. `embedding` holds the bytes the tier's vec0 column takes (float32, or int8 for static).
+CREATE TABLE IF NOT EXISTS node_vector_staging (
+  tier      TEXT NOT NULL CHECK (tier IN ('model', 'static')),
+  node_id   TEXT NOT NULL,
+  scope     TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  staged_at INTEGER NOT NULL,
+  PRIMARY KEY (tier, node_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS episode_vector_staging (
+  tier       TEXT NOT NULL CHECK (tier IN ('model', 'static')),
+  episode_id INTEGER NOT NULL,
+  scope      TEXT NOT NULL,
+  embedding  BLOB NOT NULL,
+  PRIMARY KEY (tier, episode_id)
+) STRICT;
 
 -- Which nodes an episode mentions (the deterministic entity linker's `mentioned_in` relation).
 CREATE TABLE IF NOT EXISTS episode_mentions (
@@ -287,11 +327,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS episode_vectors USING vec0(
   embedding float[{{dims}}] distance_metric=cosine
 );
 
--- @static-vectors: the static embedder's tier, written in the ingest transaction ({{dims}} is its
--- dimension, which may differ from the model tier's). int8: a quarter of the space of float, and
+-- @static-vectors: the static embedder's tier, written in the transaction that stores an episode or
+-- changes a node ({{dims}} is its dimension, which may differ from the model tier's). int8: a quarter of the space of float, and
 -- cosine distance ignores each vector's scale.
 CREATE VIRTUAL TABLE IF NOT EXISTS episode_static_vectors USING vec0(
   episode_id INTEGER PRIMARY KEY,
+  scope TEXT PARTITION KEY,
+  embedding int8[{{dims}}] distance_metric=cosine
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS node_static_vectors USING vec0(
+  node_id TEXT PRIMARY KEY,
   scope TEXT PARTITION KEY,
   embedding int8[{{dims}}] distance_metric=cosine
 );

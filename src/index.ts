@@ -27,7 +27,7 @@ export { computeTrustWeight, explainTrust, type TrustBreakdown, type TrustInput 
 export { normalizeEntityName } from "./semantic/names.ts";
 export type { UpsertNodeResult } from "./semantic/nodes.ts";
 export type { EmbeddingModelCheck } from "./semantic/node-vectors.ts";
-export { nodeEmbeddingText } from "./semantic/node-vectors.ts";
+export { nodeEmbeddingText } from "./semantic/node-text.ts";
 export type { SeedReport } from "./semantic/sample.ts";
 export { TAXONOMY_RELATIONSHIPS, type CycleCheck, type TaxonomyPrefixOptions } from "./semantic/taxonomy.ts";
 export { findTaxonomyCycles, type TaxonomyCycleReport, type TaxonomyEdge } from "./semantic/taxonomy-cycles.ts";

@@ -7,6 +7,7 @@
 import wordListText from "../assets/wordlist/en-subtlex-us-30k.txt" with { type: "text" };
 import { ensureStaticTableFile } from "../src/embed/static/bundled-table.ts";
 import { planStaticTable, type StaticTablePlan } from "../src/embed/static/plan.ts";
+import type { StaticEmbedder } from "../src/embed/static/static-embedder.ts";
 import { parseWordList } from "../src/embed/static/table.ts";
 
 export const WORD_LIST = parseWordList(wordListText);
@@ -17,4 +18,14 @@ export function testTablePlan(alsoWords: Iterable<string> = []): StaticTablePlan
 
 export function ensureTestStaticTable(alsoWords?: Iterable<string>): Promise<string> {
   return ensureStaticTableFile(testTablePlan(alsoWords));
+}
+
+/** A static embedder whose every embedding fails ("boom"): what it was called in must be taken back. */
+export function failingStaticEmbedder(base: StaticEmbedder): StaticEmbedder {
+  return {
+    ...base,
+    embedSync: () => {
+      throw new Error("boom");
+    },
+  };
 }

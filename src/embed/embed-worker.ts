@@ -2,7 +2,7 @@
  * A Bun Worker that embeds texts for the worker pool: the first message carries the embedder spec,
  * every later one a batch. Vectors go back as transferable buffers.
  */
-import { describeError } from "../engine/errors.ts";
+import { describeError, isGllamError } from "../engine/errors.ts";
 import type { Embedder } from "./embedder.ts";
 import type { WorkerReply, WorkerRequest } from "./worker-protocol.ts";
 import { createEmbedderFromSpec } from "./spec.ts";
@@ -22,7 +22,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     const vectors = await (await embedder).embed(request.texts);
     reply = { type: "vectors", id: request.id, vectors, modelVersion: (await embedder).modelVersion };
   } catch (error) {
-    reply = { type: "error", id: request.id, message: describeError(error) };
+    reply = { type: "error", id: request.id, message: describeError(error), ...(isGllamError(error) && { code: error.code }) };
   }
   self.postMessage(reply, reply.type === "vectors" ? reply.vectors.map((v) => v.buffer as ArrayBuffer) : []);
 };

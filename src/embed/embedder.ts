@@ -1,4 +1,5 @@
 import { GllamError } from "../engine/errors.ts";
+import type { StaticEmbedder } from "./static/static-embedder.ts";
 
 /**
  * Anything that turns texts into vectors. modelVersion names the vector space: vectors from two
@@ -11,6 +12,22 @@ export interface Embedder {
   /** How to build the same embedder in a worker thread; without it, work stays on the calling thread. */
   readonly spec?: EmbedderSpec;
 }
+
+/** The embedders of the two tiers (model vectors filled in the background, static ones at write); either may be absent. */
+export type EmbeddingTiers = { model?: Embedder; static?: StaticEmbedder };
+
+/** One text waiting for a vector: an episode (numeric key) or a node (string key). */
+export type QueuedText = { key: string | number; scope: string; text: string };
+
+/**
+ * Texts waiting for a model vector (episode_vector_queue, node_vector_queue), as the vector filler
+ * drains them: read in key order after a cursor; write stores vectors and dequeues, in one
+ * transaction, skipping items forgotten or changed since they were read (they stay queued).
+ */
+export type VectorQueue = {
+  read(after: string | number | undefined, limit: number): QueuedText[];
+  write(embedder: Embedder, items: QueuedText[], vectors: Float32Array[]): void;
+};
 
 /** A serialisable recipe for an embedder, so the worker pool can build one per Bun Worker. */
 export type EmbedderSpec =

@@ -70,7 +70,7 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
         job.reject(error as Error);
       }
     } else {
-      job.reject(new GllamError("E_EMBEDDER", `embedding worker failed: ${reply.message}`));
+      job.reject(reply.code ? new GllamError(reply.code, reply.message) : new GllamError("E_EMBEDDER", `embedding worker failed: ${reply.message}`));
     }
     dispatch();
   }

@@ -27,6 +27,9 @@ const WRITER_PRAGMAS = [
   // A page cache of up to 256 MiB keeps a million-link graph's indexes off the disk.
   "PRAGMA temp_store = MEMORY",
   "PRAGMA cache_size = -262144",
+  // Deleted rows and freed pages are overwritten with zeros, so forgotten text leaves no copy in the
+  // file (FAST leaves freelist pages as they were; README "What forget guarantees").
+  "PRAGMA secure_delete = ON",
 ];
 // Readers map the file (no copy per page read) and cache up to 256 MiB: graph walks touch pages all over it.
 const READER_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 1073741824"];

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
-import type { Embedder } from "../embed/embedder.ts";
+import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
 import type {
   EpisodeInput,
@@ -15,7 +15,7 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
-import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
+import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { createPooledEmbedder } from "../embed/worker-pool.ts";
@@ -69,6 +69,7 @@ import {
   type SimilarNodeOptions,
 } from "../semantic/node-vectors.ts";
 import { ensureNodeNamed, findNearMissNodes, findNodesByName, readNode, upsertNode, type NearMiss, type UpsertNodeResult } from "../semantic/nodes.ts";
+import { maintainNodeStaticVectors } from "../semantic/node-static-vectors.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
 import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
 import { persistPddlTask, pddlDomainsDirFor, type PersistedTask } from "../planning/persist.ts";
@@ -191,6 +192,8 @@ export class Gllam {
       options.config ?? defaultAgenticMemoryConfig(),
       pddlDomainsDirFor(path, options.pddlDomainsDir),
     );
+    // Nodes get static vectors in the transaction that creates or renames them, whoever writes them.
+    if (!store.readOnly) maintainNodeStaticVectors(store, () => gllam.staticEmbedder);
     if (options.onEmbeddingDrift) {
       const check = gllam.checkEmbeddingModelVersion();
       if (check.drift) options.onEmbeddingDrift(check);
@@ -299,8 +302,9 @@ export class Gllam {
     return storeNodeEmbeddings(this.store, this.embedder, nodeIds, parseScope(options.scope));
   }
 
-  searchSimilarNodes(query: string, limit = 5, options?: SimilarNodeOptions): Promise<SimilarNode[]> {
-    return searchSimilarNodes(this.store, this.embedder, query, limit, options);
+  /** Nearest nodes by model vectors, and by static vectors for nodes whose model vector has not arrived yet. */
+  async searchSimilarNodes(query: string, limit = 5, options?: SimilarNodeOptions): Promise<SimilarNode[]> {
+    return searchSimilarNodes(this.store, await this.#readTiers(), query, limit, options);
   }
 
   checkEmbeddingModelVersion(): EmbeddingModelCheck {
@@ -394,7 +398,7 @@ export class Gllam {
     return disambiguateEntityForSource(this.store, { nodeId, sense, originSourceId, scope: options.scope });
   }
 
-  /** Removes a node, link or source and everything derived only from it, and reports what went. */
+  /** Removes a node, link, source, episode or session and everything derived only from it, and reports what went. */
   forget(target: ForgetTarget): ForgetReport {
     return forget(this.store, target);
   }
@@ -467,13 +471,20 @@ export class Gllam {
    */
   startEmbeddingWorkerPool(workers = 2, intervalMs = 1000, options: Omit<VectorFillerOptions, "concurrency" | "intervalMs"> = {}): VectorFiller {
     this.#stopPool();
-    const template = this.tiers.model;
-    if (!template) return { embedded: 0, waitForEmbeddings: async () => 0, stop: async () => {} };
-    const spec = template.spec;
-    const embedder: Embedder & { close?: () => void } = spec ? createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }) : template;
-    const filler = startVectorFiller(this.store, embedder, { ...options, concurrency: spec ? workers : 1, intervalMs });
-    this.#pool = { filler, embedder };
+    const pooled = this.#pooledModel(workers);
+    if (!pooled) return { embedded: 0, waitForEmbeddings: async () => 0, stop: async () => {} };
+    const filler = startVectorFiller(this.store, pooled.embedder, { ...options, concurrency: pooled.concurrency, intervalMs });
+    this.#pool = { filler, embedder: pooled.embedder };
     return filler;
+  }
+
+  /** The model tier spread over `workers` Bun Workers (on this thread if its embedder cannot be rebuilt in a worker). */
+  #pooledModel(workers: number): { embedder: Embedder & { close?: () => void }; concurrency: number } | undefined {
+    const template = this.tiers.model;
+    if (!template) return undefined;
+    const spec = template.spec;
+    if (!spec) return { embedder: template, concurrency: 1 };
+    return { embedder: createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }), concurrency: workers };
   }
 
   /** The filler stops taking work at once (stop() is synchronous up to waiting for batches in flight). */
@@ -489,10 +500,20 @@ export class Gllam {
   }
 
   /** Vectors for every node and episode from the active embedder (after a model change, or to fill gaps). */
-  async reembedAll(options?: ReembedOptions): Promise<ReembedReport> {
+  /**
+   * With `concurrency`, the model tier runs in a pool of that many workers, else on this thread. A
+   * background pool of this engine is stopped first: two fillers would race for the same queue.
+   */
+  async reembedAll(options: ReembedOptions = {}): Promise<ReembedReport> {
     await this.#ensureStaticTier();
-    const tiers = this.tiers;
-    return reembedAll(this.store, { ...tiers, model: tiers.model && (this.#pool?.embedder ?? tiers.model) }, options);
+    this.#stopPool();
+    const pooled = options.concurrency === undefined ? undefined : this.#pooledModel(options.concurrency);
+    try {
+      const model = pooled?.embedder ?? this.tiers.model;
+      return await reembedAll(this.store, { ...this.tiers, model }, { ...options, concurrency: pooled?.concurrency });
+    } finally {
+      pooled?.embedder.close?.();
+    }
   }
 
   /** Seed: ReembedAllSemanticNodes (it re-embeds episodes too: one vector space per file). */

@@ -81,7 +81,7 @@ function createVectorTables(db: Database, dims: number, ddl = VECTOR_DDL!): void
 }
 
 /**
- * The static tier's table, for a static embedder's version and dimension; the caller holds the
+ * The static tier's tables, for a static embedder's version and dimension; the caller holds the
  * write transaction. False when the stored static vectors come from another table (drift: they
  * are kept, and left alone, until `gllam reembed` rebuilds them).
  */
@@ -94,13 +94,51 @@ export function ensureStaticVectorTable(db: Database, modelVersion: string, dims
   return true;
 }
 
-/** Forgets the static tier (table and version), so the next write starts it afresh. */
-export function dropStaticVectorTable(db: Database): void {
-  db.run("DROP TABLE IF EXISTS episode_static_vectors");
-  db.run("DELETE FROM system_metadata WHERE key IN ('static_model_version', 'static_dims')");
+export type VectorTier = "model" | "static";
+
+/** Where each tier keeps the vectors of nodes and episodes, which metadata names its model, and how SQL takes a vector. */
+export const VECTOR_TIERS = {
+  model: { nodes: "semantic_embeddings", episodes: "episode_vectors", versionKey: "embedding_model_version", dimsKey: "embedding_dims", sqlVector: "?" },
+  static: { nodes: "node_static_vectors", episodes: "episode_static_vectors", versionKey: "static_model_version", dimsKey: "static_dims", sqlVector: "vec_int8(?)" },
+} as const;
+
+const TIER_DDL: Record<VectorTier, string> = { model: VECTOR_DDL!, static: STATIC_VECTOR_DDL! };
+
+/**
+ * Replaces a tier's tables with empty ones at dims and records the model that fills them; the
+ * caller holds the write transaction (reembed's swap fills them before it commits).
+ */
+export function replaceVectorTier(db: Database, tier: VectorTier, modelVersion: string, dims: number): void {
+  const tables = VECTOR_TIERS[tier];
+  db.run(`DROP TABLE IF EXISTS ${tables.nodes}`);
+  db.run(`DROP TABLE IF EXISTS ${tables.episodes}`);
+  createVectorTables(db, dims, TIER_DDL[tier]);
+  writeMetadata(db, tables.versionKey, modelVersion);
+  writeMetadata(db, tables.dimsKey, String(dims));
+}
+
+/**
+ * Deletes every vector of these nodes or episodes: both tiers, and any staged by an unfinished
+ * reembed. Returns how many live vectors of each tier went.
+ */
+export function deleteVectors(db: Database, kind: "nodes" | "episodes", ids: readonly (string | number)[]): Record<VectorTier, number> {
+  const deleted = { model: 0, static: 0 };
+  if (ids.length === 0) return deleted;
+  const list = JSON.stringify(ids);
+  const column = kind === "nodes" ? "node_id" : "episode_id";
+  for (const tier of ["model", "static"] as const) {
+    const table = VECTOR_TIERS[tier][kind];
+    if (hasTable(db, table)) deleted[tier] = db.query(`DELETE FROM ${table} WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list).changes;
+  }
+  db.query(`DELETE FROM ${kind === "nodes" ? "node" : "episode"}_vector_staging WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list);
+  return deleted;
+}
+
+export function hasTable(db: Database, name: string): boolean {
+  return db.query("SELECT 1 FROM sqlite_schema WHERE name = ?").get(name) !== null;
 }
 
 /** Whether the vec0 tables exist yet (they appear with the first stored vector). */
 export function hasVectorTables(db: Database): boolean {
-  return db.query("SELECT 1 FROM sqlite_schema WHERE name = 'semantic_embeddings'").get() !== null;
+  return hasTable(db, "semantic_embeddings");
 }

@@ -19,6 +19,7 @@ export class Store {
   readonly path: string;
   readonly #writer: Database | undefined;
   readonly #reader: Database;
+  readonly #beforeCommit = new Set<() => void>();
 
   private constructor(path: string, writer: Database | undefined, reader: Database) {
     this.path = path;
@@ -80,7 +81,15 @@ export class Store {
    */
   transaction<T>(fn: () => T): T {
     const db = this.db();
-    if (!db.inTransaction) return db.transaction(fn).immediate();
+    if (!db.inTransaction) {
+      return db
+        .transaction(() => {
+          const result = fn();
+          for (const hook of this.#beforeCommit) hook();
+          return result;
+        })
+        .immediate();
+    }
     db.query("SAVEPOINT gllam_nested").run();
     try {
       const result = fn();
@@ -93,7 +102,18 @@ export class Store {
     }
   }
 
+  /**
+   * Runs hook at the end of every outermost transaction, before it commits: derived rows that must
+   * change with what the transaction wrote (node static vectors) stay in step whoever wrote it.
+   * A hook that throws takes the transaction back. Returns a function that removes the hook.
+   */
+  beforeCommit(hook: () => void): () => void {
+    this.#beforeCommit.add(hook);
+    return () => this.#beforeCommit.delete(hook);
+  }
+
   close(): void {
+    this.#beforeCommit.clear();
     this.#reader.close();
     if (this.#writer !== this.#reader) this.#writer?.close();
   }

@@ -1,30 +1,43 @@
 /**
- * The static tier of episode vectors: written in the same transaction as the episodes (the static
- * embedder is synchronous and fast), searched by vec0 KNN like the model tier. Vectors are stored
- * as int8 in episode_static_vectors.
+ * The static tier of episode (and node) vectors: written in the same transaction as the episodes
+ * or nodes (the static embedder is synchronous and fast), searched by vec0 KNN like the model
+ * tier. Vectors are stored as int8 in episode_static_vectors and node_static_vectors.
  */
 import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { readMetadata } from "../engine/metadata.ts";
-import { dropStaticVectorTable, ensureStaticVectorTable } from "../engine/schema.ts";
+import { ensureStaticVectorTable, VECTOR_TIERS } from "../engine/schema.ts";
+import type { QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
 
-/** Episodes re-embedded per transaction by fillStaticVectors. */
+/** Episodes embedded per transaction by fillStaticVectors. */
 const FILL_BATCH = 5000;
 
 /**
- * Embeds and stores static vectors for new episodes; the caller holds the write transaction.
- * Returns how many were stored: none when the stored static vectors come from another table.
+ * Embeds texts and stores their static vectors (replacing the ones of nodes; episodes are new);
+ * the caller holds the write transaction. Returns how many were stored: none when the stored
+ * static vectors come from another table.
  */
+export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "nodes" | "episodes", items: QueuedText[]): number {
+  if (items.length === 0 || !ensureStaticVectorTable(db, embedder.modelVersion, embedder.dims)) return 0;
+  const table = VECTOR_TIERS.static[kind];
+  const column = kind === "nodes" ? "node_id" : "episode_id";
+  const vectors = embedder.embedSync(items.map((item) => item.text));
+  const remove = kind === "nodes" ? db.query(`DELETE FROM ${table} WHERE ${column} = ?`) : undefined;
+  const insert = db.query(`INSERT INTO ${table} (${column}, scope, embedding) VALUES (?, ?, vec_int8(?))`);
+  items.forEach((item, i) => {
+    remove?.run(item.key);
+    insert.run(item.key, item.scope, toInt8Vector(vectors[i]!));
+  });
+  return items.length;
+}
+
+/** Embeds and stores static vectors for new episodes; the caller holds the write transaction. */
 export function writeStaticVectors(db: Database, embedder: StaticEmbedder, episodes: EpisodeText[]): number {
-  if (episodes.length === 0 || !ensureStaticVectorTable(db, embedder.modelVersion, embedder.dims)) return 0;
-  const vectors = embedder.embedSync(episodes.map(episodeEmbeddingText));
-  const insert = db.query("INSERT INTO episode_static_vectors (episode_id, scope, embedding) VALUES (?, ?, vec_int8(?))");
-  episodes.forEach((episode, i) => insert.run(episode.id, episode.scope, toInt8Vector(vectors[i]!)));
-  return episodes.length;
+  return writeStaticRows(db, embedder, "episodes", episodes.map((episode) => ({ key: episode.id, scope: episode.scope, text: episodeEmbeddingText(episode) })));
 }
 
 export type StaticTierState = "ready" | "empty" | "drift";
@@ -45,18 +58,18 @@ export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number,
 }
 
 /**
- * Gives every episode a static vector: after a table change (drift) or with force, the tier is
- * rebuilt from scratch; otherwise only episodes without one are embedded. Returns how many.
+ * Gives every episode without a static vector one (episodes stored without the static tier, or by
+ * another process during a rebuild); nothing when the stored ones come from another table.
+ * Returns how many.
  */
-export function fillStaticVectors(store: Store, embedder: StaticEmbedder, options: { force?: boolean } = {}): { reset: boolean; episodes: number } {
+export function fillStaticVectors(store: Store, embedder: StaticEmbedder): number {
+  if (staticTierState(store.dbRO(), embedder) === "drift") return 0;
   const db = store.db();
-  const reset = options.force === true || staticTierState(store.dbRO(), embedder) === "drift";
-  if (reset) store.transaction(() => dropStaticVectorTable(db));
   const read = store.dbRO().query<EpisodeText, [number, number]>("SELECT id, scope, speaker, content FROM episodes WHERE id > ? ORDER BY id LIMIT ?");
   let episodes = 0;
   for (let cursor = 0; ; ) {
     const batch = read.all(cursor, FILL_BATCH);
-    if (batch.length === 0) return { reset, episodes };
+    if (batch.length === 0) return episodes;
     cursor = batch.at(-1)!.id;
     episodes += store.transaction(() => {
       const has = readMetadata(db, "static_model_version") === undefined ? undefined : db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM episode_static_vectors WHERE episode_id = ?");

@@ -1,49 +1,40 @@
 /**
- * Re-embedding after a model change (seed: vector space drift). Resetting drops both vec0 tables,
- * forgets the old model and queues every episode, in one transaction; node vectors are then
- * rewritten and the episode queue drained. Each step can be re-run after a crash: nodes without a
- * vector and queued episodes are exactly the work left.
+ * Re-embedding (seed: vector space drift). The embedder is probed before anything is touched.
+ * After a model change, a new static table or with force, a tier is rebuilt beside the live one
+ * and swapped in by one transaction (vector-rebuild.ts), so a failure leaves the old vectors and
+ * recall as they were and a re-run resumes. Otherwise only gaps are filled: nodes and episodes
+ * without a vector in a tier.
  */
 import type { Store } from "../engine/store.ts";
-import { hasVectorTables } from "../engine/schema.ts";
-import type { Embedder } from "../embed/embedder.ts";
-import { fillStaticVectors } from "../episodic/static-vectors.ts";
+import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { fillStaticVectors, staticTierState } from "../episodic/static-vectors.ts";
 import { startVectorFiller } from "../episodic/vectors.ts";
-import type { EmbeddingTiers } from "../retrieval/search-episodes.ts";
-import { checkEmbeddingModelVersion, storeNodeEmbeddings } from "../semantic/node-vectors.ts";
+import { writeQueuedNodeStaticVectors } from "../semantic/node-static-vectors.ts";
+import { checkEmbeddingModelVersion, queueNodesWithoutVectors, storeNodeEmbeddings } from "../semantic/node-vectors.ts";
+import { keptVectorsError, pendingRebuild, rebuildVectorTier, type RebuildProgress } from "./vector-rebuild.ts";
 
 export type ReembedReport = {
+  /** The model tier was rebuilt (drift, force, or an interrupted rebuild resumed). */
   reset: boolean;
+  /** An interrupted rebuild was resumed (of either tier). */
+  resumed: boolean;
   previousModel: string | undefined;
   model: string;
   nodes: number;
   episodes: number;
-  /** The static tier: rebuilt (after a table change or with force), and episodes given a static vector. */
+  /** The static tier: rebuilt (after a table change or with force), and nodes and episodes given a static vector. */
   staticReset: boolean;
+  staticNodes: number;
   staticEpisodes: number;
 };
-export type ReembedProgress = { phase: "nodes" | "episodes"; done: number; total: number };
+export type ReembedProgress = RebuildProgress;
 export type ReembedOptions = { force?: boolean; concurrency?: number; onProgress?: (progress: ReembedProgress) => void };
 
 const NODE_BATCH = 256;
-
-function resetVectors(store: Store): void {
-  const db = store.db();
-  store.transaction(() => {
-    db.run("DROP TABLE IF EXISTS semantic_embeddings");
-    db.run("DROP TABLE IF EXISTS episode_vectors");
-    db.run("DELETE FROM system_metadata WHERE key IN ('embedding_model_version', 'embedding_dims')");
-    db.run("INSERT INTO episode_vector_queue (episode_id) SELECT id FROM episodes WHERE true ON CONFLICT DO NOTHING");
-  });
-}
-
-function nodesWithoutVectors(store: Store): string[] {
-  const db = store.dbRO();
-  const sql = hasVectorTables(db)
-    ? "SELECT id FROM semantic_nodes n WHERE NOT EXISTS (SELECT 1 FROM semantic_embeddings e WHERE e.node_id = n.id) ORDER BY id"
-    : "SELECT id FROM semantic_nodes ORDER BY id";
-  return db.query<{ id: string }, []>(sql).all().map((row) => row.id);
-}
+const EPISODE_BATCH = 64;
+/** The static embedder is in-process and fast: large batches, each one transaction. */
+const STATIC_BATCH = 5000;
 
 /** Node batches in flight at once, one per worker of a pool embedder; each batch is stored in its own transaction. */
 async function embedNodes(store: Store, embedder: Embedder, nodeIds: string[], options: ReembedOptions): Promise<void> {
@@ -54,36 +45,80 @@ async function embedNodes(store: Store, embedder: Embedder, nodeIds: string[], o
       const batch = nodeIds.slice(next, (next += NODE_BATCH));
       await storeNodeEmbeddings(store, embedder, batch);
       done += batch.length;
-      options.onProgress?.({ phase: "nodes", done, total: nodeIds.length });
+      options.onProgress?.({ tier: "model", phase: "nodes", done, total: nodeIds.length });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
 }
 
+/** The model's dimension; an embedder that cannot answer (an unreachable server) fails here, before anything is written. */
+async function probe(embedder: Embedder): Promise<number> {
+  try {
+    return (await embedOne(embedder, "probe")).length;
+  } catch (error) {
+    throw keptVectorsError(error, "nothing was changed");
+  }
+}
+
+/** The static tier: rebuilt when its table changed (or forced, or interrupted), then every gap filled. */
+async function reembedStatic(store: Store, embedder: StaticEmbedder, options: ReembedOptions) {
+  const resume = pendingRebuild(store, "static", embedder.modelVersion);
+  const reset = resume || options.force === true || staticTierState(store.dbRO(), embedder) === "drift";
+  const rebuilt = reset
+    ? await rebuildVectorTier(store, "static", embedder, embedder.dims, { episodes: true, batchSize: STATIC_BATCH, onProgress: options.onProgress })
+    : { nodes: 0, episodes: 0, resumed: false };
+  // Nodes first: any write transaction of an engine with a static tier drains their queue.
+  const nodes =
+    rebuilt.nodes +
+    store.transaction(() => {
+      queueNodesWithoutVectors(store.db(), "static");
+      return writeQueuedNodeStaticVectors(store.db(), embedder);
+    });
+  const episodes = rebuilt.episodes + fillStaticVectors(store, embedder);
+  return { staticReset: reset, staticNodes: nodes, staticEpisodes: episodes, resumed: rebuilt.resumed };
+}
+
 /**
  * seed: reembedAllSemanticNodes (and episodes, both tiers). Nodes take the model tier's vectors, or
- * the static ones when the static tier is the only one. Without drift and without force it only
- * fills gaps.
+ * the static ones when the static tier is the only one. Without drift, force or an interrupted
+ * rebuild it only fills gaps.
  */
 export async function reembedAll(store: Store, tiers: EmbeddingTiers, options: ReembedOptions = {}): Promise<ReembedReport> {
-  const fill = tiers.static ? fillStaticVectors(store, tiers.static, { force: options.force }) : { reset: false, episodes: 0 };
-  const statics = { staticReset: fill.reset, staticEpisodes: fill.episodes };
   const embedder = tiers.model ?? tiers.static;
-  if (!embedder) return { reset: false, previousModel: undefined, model: "none", nodes: 0, episodes: 0, ...statics };
+  const dims = embedder ? await probe(embedder) : 0;
+  const statics = tiers.static ? await reembedStatic(store, tiers.static, options) : { staticReset: false, staticNodes: 0, staticEpisodes: 0, resumed: false };
+  const none = { reset: false, previousModel: undefined, model: "none", nodes: 0, episodes: 0 };
+  if (!embedder) return { ...none, ...statics };
   const check = checkEmbeddingModelVersion(store.dbRO(), embedder);
-  const reset = check.drift || options.force === true;
-  if (reset) resetVectors(store);
-  const nodeIds = nodesWithoutVectors(store);
-  await embedNodes(store, embedder, nodeIds, options);
-  const report = { reset, previousModel: check.previousModel, model: embedder.modelVersion, nodes: nodeIds.length, episodes: 0, ...statics };
-  // Without a model tier, episodes have static vectors only.
-  if (!tiers.model) return report;
+  const resume = pendingRebuild(store, "model", embedder.modelVersion);
+  const reset = resume || check.drift || options.force === true;
+  const base = { reset, previousModel: check.previousModel, model: embedder.modelVersion, ...statics };
+  let nodes = 0;
+  let episodes = 0;
+  if (reset) {
+    const rebuilt = await rebuildVectorTier(store, "model", embedder, dims, {
+      // Without a model tier, episodes have static vectors only.
+      episodes: tiers.model !== undefined,
+      batchSize: EPISODE_BATCH,
+      concurrency: options.concurrency,
+      onProgress: options.onProgress,
+    });
+    ({ nodes, episodes } = rebuilt);
+    base.resumed ||= rebuilt.resumed;
+  } else {
+    store.transaction(() => queueNodesWithoutVectors(store.db(), "model"));
+    const queued = store.dbRO().query<{ id: string }, []>("SELECT node_id AS id FROM node_vector_queue WHERE tier = 'model' ORDER BY node_id").all();
+    await embedNodes(store, embedder, queued.map((row) => row.id), options);
+    nodes = queued.length;
+  }
+  if (!tiers.model) return { ...base, nodes, episodes };
+  // What the rebuild did not cover (written meanwhile), or every gap when nothing was rebuilt.
   const filler = startVectorFiller(store, embedder, {
     concurrency: options.concurrency,
-    onProgress: (done, remaining) => options.onProgress?.({ phase: "episodes", done, total: done + remaining }),
+    onProgress: (done, remaining) => options.onProgress?.({ tier: "model", phase: "episodes", done, total: done + remaining }),
   });
   try {
-    return { ...report, episodes: await filler.waitForEmbeddings() };
+    return { ...base, nodes, episodes: episodes + (await filler.waitForEmbeddings()) };
   } finally {
     await filler.stop();
   }

@@ -341,3 +341,17 @@ export const ProceduralVersionRowSchema = v.object({
   recordedAt: v.number(),
 });
 export type ProceduralVersionRow = v.InferOutput<typeof ProceduralVersionRowSchema>;
+
+// ------------------------------------------------------------------ forget
+
+const RowIdSchema = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/** What `forget` removes: a node, a link, a source (by id, or by its handle in the scope), an episode, or a session of a scope. */
+export const ForgetTargetSchema = v.union([
+  v.strictObject({ node: IdSchema, scope: ScopeSchema }),
+  v.strictObject({ link: RowIdSchema, scope: ScopeSchema }),
+  v.strictObject({ source: IdSchema, scope: ScopeSchema }),
+  v.strictObject({ episode: RowIdSchema, scope: ScopeSchema }),
+  v.strictObject({ session: IdSchema, scope: ScopeSchema }),
+]);
+export type ForgetTarget = v.InferInput<typeof ForgetTargetSchema>;

@@ -1,14 +1,13 @@
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
-import { hasVectorTables } from "../engine/schema.ts";
 import { parseScope } from "../memory/parse.ts";
-import { embedOne } from "../embed/embedder.ts";
+import type { EmbeddingTiers } from "../embed/embedder.ts";
 import type { SemanticNode, SimilarNode } from "../memory/types.ts";
 import { describeFacts, type FactDetails } from "../semantic/facts.ts";
 import type { DirectedLink } from "../semantic/links.ts";
 import { findNodesByName, readNodes } from "../semantic/nodes.ts";
-import { checkEmbeddingModelVersion, knnNodes } from "../semantic/node-vectors.ts";
-import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type SearchTuning } from "./search-episodes.ts";
+import { embedNodeQuery, nearestNodes } from "../semantic/node-vectors.ts";
+import { searchEpisodes, type EpisodeSearchHit, type SearchTuning } from "./search-episodes.ts";
 
 export type RecallOptions = {
   /** Entity names (or ids, or aliases) the caller says the query is about. */
@@ -46,7 +45,7 @@ export type RecallResult = {
  * episode KNN share the vector); the focus is the named entities, or else the nearest node, each
  * with its active links and caveats; episodes come from hybrid search, filtered to those that
  * mention the named entities when any were named. Vectors from another model are not compared:
- * recall then answers lexically and says so in warnings.
+ * recall then answers without them (words and the static tier) and says so in warnings.
  */
 export async function recall(store: Store, tiers: EmbeddingTiers, query: string, options: RecallOptions = {}): Promise<RecallResult> {
   const text = query.trim();
@@ -62,19 +61,12 @@ export async function recall(store: Store, tiers: EmbeddingTiers, query: string,
   const db = store.dbRO();
   const warnings: string[] = [];
 
-  let similar: SimilarNode[] = [];
-  let queryVector: Float32Array | undefined;
-  // Nodes are embedded by the model tier, or by the static embedder when it is the only one.
-  const embedder = tiers.model ?? tiers.static;
-  if (embedder && hasVectorTables(db)) {
-    const check = checkEmbeddingModelVersion(db, embedder);
-    if (check.drift) {
-      warnings.push(`stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}: recalled lexically only (run \`gllam reembed\`)`);
-    } else {
-      queryVector = await embedOne(embedder, text);
-      similar = knnNodes(db, queryVector, k, scope);
-    }
+  const { vectors, drift } = await embedNodeQuery(db, tiers, text);
+  if (drift) {
+    warnings.push(`stored vectors come from ${drift.previousModel}, the active embedder is ${drift.activeModel}: recalled ${vectors.static ? "by static vectors and words" : "lexically"} only (run \`gllam reembed\`)`);
   }
+  const queryVector = vectors.model;
+  const similar: SimilarNode[] = nearestNodes(db, vectors, k, scope);
 
   const unresolvedEntities: string[] = [];
   const focusNodes: { node: SemanticNode; matchedBy: RecalledNode["matchedBy"] }[] = [];
@@ -105,5 +97,6 @@ export async function recall(store: Store, tiers: EmbeddingTiers, query: string,
   if (episodes?.staticState === "drift") {
     warnings.push(`stored static vectors come from another static table than ${tiers.static?.modelVersion}: episodes recalled without them (run \`gllam reembed\`)`);
   }
-  return { query: text, scope, asOf, focus, similar, episodes: episodes?.hits ?? [], unresolvedEntities, denseUsed: queryVector !== undefined || episodes?.staticUsed === true, warnings };
+  const denseUsed = queryVector !== undefined || vectors.static !== undefined || episodes?.staticUsed === true;
+  return { query: text, scope, asOf, focus, similar, episodes: episodes?.hits ?? [], unresolvedEntities, denseUsed, warnings };
 }

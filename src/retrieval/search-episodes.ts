@@ -7,12 +7,14 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import { parseScope } from "../memory/parse.ts";
-import { embedOne, type Embedder } from "../embed/embedder.ts";
+import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.ts";
+
+// The tiers type lives with the embedders (the semantic layer uses it too); the library exports it from here.
+export type { EmbeddingTiers };
 import { readEpisodes } from "../episodic/episodes.ts";
 import { bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, type EpisodeFilter } from "../episodic/lookup.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
-import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
 import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, rankPositions, sortByScore } from "./fusion.ts";
 import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "./query-text.ts";
@@ -48,9 +50,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   speakerBoost: 0.5,
   candidates: 100,
 };
-
-/** The embedders of the two tiers; either may be absent. */
-export type EmbeddingTiers = { model?: Embedder; static?: StaticEmbedder };
 
 export type SearchEpisodesOptions = {
   scope?: string;

@@ -6,7 +6,7 @@
 import type { AgenticMemoryConfig } from "../config/prompts.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
-import { hasVectorTables } from "../engine/schema.ts";
+import { deleteVectors } from "../engine/schema.ts";
 import type { SemanticNode } from "../memory/types.ts";
 import { hasStatedValidFrom } from "./conflicts.ts";
 import { insertEngineLink, readLink } from "./links.ts";
@@ -90,7 +90,7 @@ export function mergeNodes(store: Store, config: AgenticMemoryConfig, keepId: st
     db.query("DELETE FROM episode_mentions WHERE node_id = ?").run(dropId);
     db.query("UPDATE sources SET node_id = ? WHERE node_id = ?").run(keepId, dropId);
     db.query("DELETE FROM semantic_node_names WHERE node_id = ?").run(dropId);
-    if (hasVectorTables(db)) db.query("DELETE FROM semantic_embeddings WHERE node_id = ?").run(dropId);
+    deleteVectors(db, "nodes", [dropId]);
     const aliasesAdded = [drop.name, ...drop.aliases].filter((a) => a !== keep.name && !keep.aliases.includes(a));
     const mergedIds = [...((keep.metadata.mergedIds as string[] | undefined) ?? []), dropId];
     db.query("DELETE FROM semantic_nodes WHERE id = ?").run(dropId);

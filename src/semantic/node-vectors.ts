@@ -1,19 +1,19 @@
+/**
+ * Node vectors of the model tier (semantic_embeddings): stored by storeNodeEmbeddings or by the
+ * vector filler draining node_vector_queue, searched by vec0 KNN together with the static tier
+ * (node-static-vectors.ts) for nodes whose model vector has not arrived yet.
+ */
 import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { readMetadata, writeMetadata } from "../engine/metadata.ts";
-import { ensureVectorTables, hasVectorTables } from "../engine/schema.ts";
-import { embedOne, type Embedder } from "../embed/embedder.ts";
-import type { SemanticNode, SimilarNode } from "../memory/types.ts";
 import { parseScope } from "../memory/parse.ts";
+import { ensureVectorTables, hasTable, hasVectorTables, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { embedOne, type Embedder, type EmbeddingTiers, type QueuedText, type VectorQueue } from "../embed/embedder.ts";
+import type { SimilarNode } from "../memory/types.ts";
+import { knnStaticNodes, nodeStaticTierReady } from "./node-static-vectors.ts";
+import { NODE_TEXT_COLUMNS, nodeEmbeddingText, nodeText, type NodeTextRow } from "./node-text.ts";
 import { readNodes } from "./nodes.ts";
-
-/** The text a node is embedded as: "Name (type): context. Also called a, b." */
-export function nodeEmbeddingText(node: Pick<SemanticNode, "name" | "type" | "contextPrompt" | "aliases">): string {
-  const context = node.contextPrompt.trim();
-  const aliases = node.aliases.length > 0 ? ` Also called ${node.aliases.join(", ")}.` : "";
-  return `${node.name} (${node.type})${context ? `: ${context}` : ""}${aliases}`;
-}
 
 export type EmbeddingModelCheck = { drift: boolean; previousModel: string | undefined; activeModel: string };
 
@@ -26,13 +26,11 @@ export function checkEmbeddingModelVersion(db: Database, embedder: Embedder): Em
 /** Throws E_EMBEDDING_DRIFT when stored vectors come from another model than the active embedder. */
 export function assertSameEmbeddingModel(db: Database, embedder: Embedder): void {
   const check = checkEmbeddingModelVersion(db, embedder);
-  if (check.drift) {
-    throw new GllamError(
-      "E_EMBEDDING_DRIFT",
-      `stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel} (run \`gllam reembed\` or use the original embedder)`,
-    );
-  }
+  if (check.drift) throw driftError(check);
 }
+
+const driftError = (check: EmbeddingModelCheck) =>
+  new GllamError("E_EMBEDDING_DRIFT", `stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel} (run \`gllam reembed\` or use the original embedder)`);
 
 /**
  * Before writing vectors, inside the write transaction (another process may be writing too): the
@@ -45,6 +43,30 @@ export function claimVectorSpace(db: Database, embedder: Embedder, dims: number)
 }
 
 /**
+ * Stores model vectors of nodes (replacing older ones) and takes them off the model queue; the
+ * caller holds the write transaction. Only nodes whose text is still `texts[i]` are written (one
+ * changed or forgotten meanwhile stays queued, or is gone). Returns how many were stored.
+ */
+function writeNodeVectors(db: Database, embedder: Embedder, items: QueuedText[], vectors: Float32Array[]): number {
+  if (items.length === 0) return 0;
+  claimVectorSpace(db, embedder, vectors[0]!.length);
+  const current = db.query<NodeTextRow, [string]>(`SELECT ${NODE_TEXT_COLUMNS} FROM semantic_nodes n WHERE n.id = ?`);
+  const remove = db.query("DELETE FROM semantic_embeddings WHERE node_id = ?");
+  const insert = db.query("INSERT INTO semantic_embeddings (node_id, scope, embedding) VALUES (?, ?, ?)");
+  const dequeue = db.query("DELETE FROM node_vector_queue WHERE tier = 'model' AND node_id = ?");
+  let written = 0;
+  items.forEach((item, i) => {
+    const row = current.get(String(item.key));
+    if (!row || nodeText(row).text !== item.text) return;
+    remove.run(row.id);
+    insert.run(row.id, row.scope, vectors[i]!);
+    dequeue.run(row.id);
+    written++;
+  });
+  return written;
+}
+
+/**
  * Embeds nodes in one batch and stores their vectors (replacing older ones). Returns how many were
  * stored. With a scope, a node of another scope is missing; without, ids of any scope (the engine's).
  */
@@ -53,38 +75,81 @@ export async function storeNodeEmbeddings(store: Store, embedder: Embedder, node
   const missing = nodeIds.filter((id) => !nodes.some((node) => node.id === id));
   if (missing.length > 0) throw new GllamError("E_NOT_FOUND", `no node ${missing.slice(0, 5).join(", ")}`);
   if (nodes.length === 0) return 0;
-  const vectors = await embedder.embed(nodes.map(nodeEmbeddingText));
-  const db = store.db();
+  const items = nodes.map((node) => ({ key: node.id, scope: node.scope, text: nodeEmbeddingText(node) }));
+  const vectors = await embedder.embed(items.map((item) => item.text));
   // Checked inside the write transaction: another process may be storing vectors at the same time.
-  store.transaction(() => {
-    claimVectorSpace(db, embedder, vectors[0]!.length);
-    const remove = db.query("DELETE FROM semantic_embeddings WHERE node_id = ?");
-    const insert = db.query("INSERT INTO semantic_embeddings (node_id, scope, embedding) VALUES (?, ?, ?)");
-    nodes.forEach((node, i) => {
-      remove.run(node.id);
-      insert.run(node.id, node.scope, vectors[i]!);
-    });
-  });
+  store.transaction(() => writeNodeVectors(store.db(), embedder, items, vectors));
   return nodes.length;
+}
+
+/** Nodes waiting for a model vector, for the vector filler (after a cursor, in id order). */
+export function nodeVectorQueue(store: Store): VectorQueue {
+  return {
+    read: (after, limit) =>
+      store
+        .dbRO()
+        .query<NodeTextRow, [string, number]>(
+          `SELECT ${NODE_TEXT_COLUMNS} FROM node_vector_queue q JOIN semantic_nodes n ON n.id = q.node_id
+           WHERE q.tier = 'model' AND q.node_id > ? ORDER BY q.node_id LIMIT ?`,
+        )
+        .all(after === undefined ? "" : String(after), limit)
+        .map(nodeText),
+    write: (embedder, items, vectors) => store.transaction(() => void writeNodeVectors(store.db(), embedder, items, vectors)),
+  };
+}
+
+/** Queues every node of a tier that has no vector in it (nodes stored before that tier had an embedder). */
+export function queueNodesWithoutVectors(db: Database, tier: VectorTier): number {
+  const table = VECTOR_TIERS[tier].nodes;
+  const exists = hasTable(db, table);
+  return db
+    .query(
+      `INSERT INTO node_vector_queue (tier, node_id) SELECT ?, id FROM semantic_nodes n
+       WHERE ${exists ? `NOT EXISTS (SELECT 1 FROM ${table} v WHERE v.node_id = n.id)` : "true"} ON CONFLICT DO NOTHING`,
+    )
+    .run(tier).changes;
 }
 
 export type SimilarNodeOptions = { scope?: string };
 
+/** The query's vectors for node search: the model tier's (when its stored vectors can be searched) and the static tier's. */
+export type NodeQueryVectors = { model?: Float32Array; static?: Float32Array };
+
+/**
+ * The nodes nearest a query, closest first: vec0 KNN over model vectors, and over static vectors
+ * for the nodes still waiting for a model vector (all nodes when no model vector can be compared).
+ * A node is listed once, by its model vector when it has one.
+ */
+export function nearestNodes(db: Database, vectors: NodeQueryVectors, limit: number, scope: string): SimilarNode[] {
+  const model = vectors.model && hasVectorTables(db) ? knnNodes(db, vectors.model, limit, scope) : [];
+  const statics = vectors.static ? knnStaticNodes(db, vectors.static, limit, scope, vectors.model !== undefined) : [];
+  const seen = new Set(model.map((hit) => hit.nodeId));
+  return [...model, ...statics.filter((hit) => !seen.has(hit.nodeId))].toSorted((a, b) => a.distance - b.distance).slice(0, limit);
+}
+
+/**
+ * The query's vectors for each tier that can search this file's nodes. Model vectors of another
+ * model are not compared: `drift` says so, and the static tier answers alone.
+ */
+export async function embedNodeQuery(db: Database, tiers: EmbeddingTiers, query: string): Promise<{ vectors: NodeQueryVectors; drift?: EmbeddingModelCheck }> {
+  // Nodes are embedded by the model tier, or by the static embedder when it is the only one.
+  const embedder = tiers.model ?? tiers.static;
+  const check = embedder && hasVectorTables(db) ? checkEmbeddingModelVersion(db, embedder) : undefined;
+  const vectors: NodeQueryVectors = {};
+  if (check && !check.drift) vectors.model = await embedOne(embedder!, query);
+  if (tiers.static && nodeStaticTierReady(db, tiers.static)) vectors.static = tiers.static.embedSync([query])[0];
+  return check?.drift ? { vectors, drift: check } : { vectors };
+}
+
 /** The nodes nearest a text by cosine distance (vec0 KNN within the scope's partition), closest first. */
-export async function searchSimilarNodes(
-  store: Store,
-  embedder: Embedder,
-  query: string,
-  limit: number,
-  options: SimilarNodeOptions = {},
-): Promise<SimilarNode[]> {
+export async function searchSimilarNodes(store: Store, tiers: EmbeddingTiers, query: string, limit: number, options: SimilarNodeOptions = {}): Promise<SimilarNode[]> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 4096) {
     throw new GllamError("E_BAD_INPUT", `limit must be an integer in 1..4096, got ${limit}`);
   }
   const db = store.dbRO();
-  if (!hasVectorTables(db)) return [];
-  assertSameEmbeddingModel(db, embedder);
-  return knnNodes(db, await embedOne(embedder, query), limit, parseScope(options.scope));
+  const { vectors, drift } = await embedNodeQuery(db, tiers, query);
+  if (drift) throw driftError(drift);
+  return nearestNodes(db, vectors, limit, parseScope(options.scope));
 }
 
 export function knnNodes(db: Database, vector: Float32Array, limit: number, scope: string): SimilarNode[] {

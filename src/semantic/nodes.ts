@@ -1,7 +1,7 @@
 import type { Store } from "../engine/store.ts";
 import { selectByIds } from "../engine/sql.ts";
 import { GllamError } from "../engine/errors.ts";
-import { hasVectorTables } from "../engine/schema.ts";
+import { deleteVectors } from "../engine/schema.ts";
 import { NODE_TYPES, NodeInputSchema, type NodeInput, type SemanticNode } from "../memory/types.ts";
 import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
 import { checkNewNodeId, nameSlug, nodeIdFor } from "./ids.ts";
@@ -29,9 +29,7 @@ export type UpsertNodeResult = { node: SemanticNode; created: boolean; embedding
 
 /**
  * Inserts a node, or updates the fields the input names (others keep their value; aliases are
- * merged, never dropped). A change to the embedded text drops the node's vector so it is re-embedded.
- * Ids are unique in the file: an id another scope holds is refused with E_CONFLICT, which says
- * nothing about that scope.
+ * merged, never dropped). A change to the embedded text drops the node's vectors so it is re-embedded.
  */
 export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
   const parsed = parseInput(NodeInputSchema, input, "node");
@@ -76,7 +74,8 @@ export function upsertNode(store: Store, input: NodeInput): UpsertNodeResult {
     );
     writeNodeNames(store, merged.id, merged.scope, merged.name, merged.aliases);
     const stale = existing !== undefined && EMBEDDED_FIELDS.some((f) => JSON.stringify(existing[f]) !== JSON.stringify(merged[f]));
-    if (stale && hasVectorTables(db)) db.query("DELETE FROM semantic_embeddings WHERE node_id = ?").run(merged.id);
+    // Both tiers are queued again by trigger; the static one is rewritten before this transaction commits.
+    if (stale) deleteVectors(db, "nodes", [merged.id]);
     return { node: readNode(store, merged.id, merged.scope, true)!, created: !existing, embeddingStale: stale || !existing };
   });
 }

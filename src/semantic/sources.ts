@@ -111,3 +111,19 @@ export function attributeContainerEntryToSource(
   );
   return { sourceId: source.id, trustWeight: breakdown.total, breakdown };
 }
+
+/**
+ * The source a user means: its id, else its handle (case-insensitively) within the scope. A handle
+ * several sources share (one per document type) is refused with their ids.
+ */
+export function resolveSourceId(store: Store, ref: string, scope = "default", fromWriter = false): string {
+  const db = fromWriter ? store.db() : store.dbRO();
+  if (db.query("SELECT 1 FROM sources WHERE id = ? AND scope = ?").get(ref, scope)) return ref;
+  const candidates = db
+    .query<{ id: string }, [string, string]>("SELECT id FROM sources WHERE scope = ? AND handle = ? COLLATE NOCASE ORDER BY id")
+    .all(scope, ref)
+    .map((row) => row.id);
+  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length === 0) throw new GllamError("E_NOT_FOUND", `no source ${ref}${scope === "default" ? "" : ` in scope ${scope}`} (neither an id nor a handle)`);
+  throw new GllamError("E_BAD_INPUT", `handle "${ref}" names ${candidates.length} sources: ${candidates.join(", ")}; give the id`);
+}

@@ -74,10 +74,10 @@ describe("gllam CLI, end to end", () => {
     expect(out.stderr.trim()).toMatch(message);
   });
 
-  test("vectors from another model: recall answers lexically and says so, without calling the other model", () => {
+  test("vectors from another model: recall answers without them and says so, without calling the other model", () => {
     const out = runGllam(["recall", "caddy", "--db", db, "--embeddings-server", "http://127.0.0.1:9/v1"]);
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/> Warning: stored vectors come from use-lite.*the active embedder is http:127\.0\.0\.1:9\/v1: recalled lexically only \(run `gllam reembed`\)/);
+    expect(out.stdout).toMatch(/> Warning: stored vectors come from use-lite.*the active embedder is http:127\.0\.0\.1:9\/v1: recalled by static vectors and words only \(run `gllam reembed`\)/);
   });
 
   test("--debug adds the stack trace", () => {

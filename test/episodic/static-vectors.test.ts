@@ -1,10 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
-import type { StaticEmbedder } from "../../src/embed/static/static-embedder.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { Gllam } from "../../src/engine/gllam.ts";
-import { ensureTestStaticTable } from "../static-table.ts";
+import { ensureTestStaticTable, failingStaticEmbedder } from "../static-table.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 const dir = makeTempDir();
@@ -38,13 +37,7 @@ describe("the static tier", () => {
   });
 
   test("a static embedder that fails takes the whole batch back with it", async () => {
-    const failing: StaticEmbedder = {
-      ...staticEmbedder,
-      embedSync: () => {
-        throw new Error("boom");
-      },
-    };
-    const gllam = await openTempGllam(dir, { embedder: hash, staticEmbedder: failing });
+    const gllam = await openTempGllam(dir, { embedder: hash, staticEmbedder: failingStaticEmbedder(staticEmbedder) });
     expect(() => gllam.addEpisodes(turns(10))).toThrow("boom");
     expect(gllam.stats().tables.episodes).toBe(0);
     await expectGllamError(() => gllam.addEpisodes([{ sessionId: "x", seq: 0, content: "" }]), "E_BAD_INPUT");

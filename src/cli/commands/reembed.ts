@@ -6,7 +6,8 @@ import { CountArgSchema } from "./ingest.ts";
 export const reembedCommand = defineCommand({
   meta: {
     name: "reembed",
-    description: "Give every node and episode a vector from the active embedder: fills gaps, and re-embeds everything after a model change",
+    description:
+      "Give every node and episode a vector from the active embedders: fills gaps; after a model change (or --force) builds the new vectors beside the old and swaps them in at the end (resumable)",
   },
   args: {
     force: { type: "boolean", description: "Re-embed everything even if the model did not change" },
@@ -19,24 +20,26 @@ export const reembedCommand = defineCommand({
       const tty = process.stdout.isTTY === true;
       const check = gllam.checkEmbeddingModelVersion();
       if (check.drift) console.log(`vector space drift: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; re-embedding everything`);
-      gllam.startEmbeddingWorkerPool(workers);
       let phase: string | undefined;
+      const tierName = (tier: string) => (tier === "static" ? "static " : "");
       const report = await gllam.reembedAllSemanticNodes({
         force: args.force,
         concurrency: workers,
         onProgress: (p) => {
           if (!tty) return;
-          if (phase && phase !== p.phase) process.stdout.write("\n");
-          phase = p.phase;
-          process.stdout.write(`\rembedded ${p.done}/${p.total} ${p.phase} (${Math.floor((100 * p.done) / Math.max(1, p.total))}%)\x1b[K`);
+          const now = `${tierName(p.tier)}${p.phase}`;
+          if (phase && phase !== now) process.stdout.write("\n");
+          phase = now;
+          process.stdout.write(`\rembedded ${p.done}/${p.total} ${now} (${Math.floor((100 * p.done) / Math.max(1, p.total))}%)\x1b[K`);
         },
       });
       if (tty && phase) process.stdout.write("\n");
+      if (report.resumed) console.log("resumed an interrupted re-embedding");
       const change = report.reset ? `re-embedded everything (${report.previousModel ?? "no model"} -> ${report.model})` : `filled missing vectors (${report.model})`;
       console.log(`${change}: ${report.nodes} nodes, ${report.episodes} episodes`);
       if (gllam.staticEmbedder) {
         const how = report.staticReset ? "rebuilt the static tier" : "filled missing static vectors";
-        console.log(`${how} (${gllam.staticEmbedder.modelVersion}): ${report.staticEpisodes} episodes`);
+        console.log(`${how} (${gllam.staticEmbedder.modelVersion}): ${report.staticNodes} nodes, ${report.staticEpisodes} episodes`);
       }
     });
   },
