@@ -1,5 +1,5 @@
 /** GLLAM's public library API. */
-export { Gllam, type GllamOptions } from "./engine/gllam.ts";
+export { Gllam, type GllamOptions } from "./gllam/gllam.ts";
 export { Store, type StoreOptions } from "./engine/store.ts";
 export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.ts";
 export { SCHEMA_VERSION } from "./engine/schema.ts";

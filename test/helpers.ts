@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GllamError, type GllamErrorCode } from "../src/engine/errors.ts";
-import { Gllam, type GllamOptions } from "../src/engine/gllam.ts";
+import { Gllam, type GllamOptions } from "../src/gllam/gllam.ts";
 import { createLocalModelEmbedder } from "../src/embed/local-model.ts";
 
 export const REPO_ROOT = join(import.meta.dir, "..");

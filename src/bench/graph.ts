@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { defaultAgenticMemoryConfig } from "../config/prompts.ts";
 import { GllamError } from "../engine/errors.ts";
 import type { Embedder } from "../embed/embedder.ts";
-import { Gllam } from "../engine/gllam.ts";
+import { Gllam } from "../gllam/gllam.ts";
 import type { LinkInput } from "../memory/types.ts";
 import type { AddEdgeAction } from "../semantic/add-edge.ts";
 import { benchOutputArgs, intArg, reportBenchResult } from "./args.ts";

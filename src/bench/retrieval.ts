@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Gllam } from "../engine/gllam.ts";
+import { Gllam } from "../gllam/gllam.ts";
 import { GllamError } from "../engine/errors.ts";
 import { createCachedEmbedder } from "../embed/cache.ts";
 import { embedOne, type Embedder } from "../embed/embedder.ts";

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GllamError } from "../engine/errors.ts";
-import { Gllam } from "../engine/gllam.ts";
+import { Gllam } from "../gllam/gllam.ts";
 import { Store } from "../engine/store.ts";
 import { readNode } from "../semantic/nodes.ts";
 import { countNodesByTaxonomyPrefix, getNodesByTaxonomyPrefix } from "../semantic/taxonomy.ts";

@@ -7,7 +7,7 @@ import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { GllamError } from "../engine/errors.ts";
 import { parseInput, parseScope } from "../memory/parse.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
-import { Gllam } from "../engine/gllam.ts";
+import { Gllam } from "../gllam/gllam.ts";
 import type { EmbeddingModelCheck } from "../semantic/node-vectors.ts";
 
 /** What `--embedder` means when nobody names one: the tiers that measured best (README, Embeddings). */

@@ -4,7 +4,7 @@
  * exists) is more likely a typo than a new thing: creating it needs --new, or a yes on a terminal.
  */
 import { confirm, isCancel } from "@clack/prompts";
-import type { Gllam } from "../engine/gllam.ts";
+import type { Gllam } from "../gllam/gllam.ts";
 import { GllamError } from "../engine/errors.ts";
 import type { SemanticNode } from "../memory/types.ts";
 import type { NearMiss } from "../semantic/nodes.ts";

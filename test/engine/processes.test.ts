@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { Gllam } from "../../src/engine/gllam.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { SAMPLE_LINKS, SAMPLE_NODES } from "../../src/semantic/sample.ts";
 import { localEmbedder, makeTempDir, REPO_ROOT } from "../helpers.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Gllam } from "../../src/engine/gllam.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { Store } from "../../src/engine/store.ts";
 import { expectGllamError, makeTempDir, REPO_ROOT, runGllam } from "../helpers.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { expectGllamError, makeTempDir, openTempGllam, runGllam } from "../helpers.ts";
 
 const dir = makeTempDir();

@@ -54,7 +54,7 @@ describe("episode vectors", () => {
 
   test("a model change: search falls back to words, reembedAll rebuilds nodes and episodes in the new space", async () => {
     const path = join(dir, "drift.db");
-    const { Gllam } = await import("../../src/engine/gllam.ts");
+    const { Gllam } = await import("../../src/gllam/gllam.ts");
     const before = await Gllam.open(path, { embedder: v1 });
     before.upsertNode({ id: "lisbon", name: "Lisbon", type: "location" });
     await before.storeNodeEmbedding("lisbon");

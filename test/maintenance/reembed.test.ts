@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createHttpEmbedder } from "../../src/embed/http.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
-import { Gllam } from "../../src/engine/gllam.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { Store } from "../../src/engine/store.ts";
 import { hashVector } from "../fixtures/hash-embedder.ts";
 import { expectGllamError, makeTempDir, REPO_ROOT } from "../helpers.ts";

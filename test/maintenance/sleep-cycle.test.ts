@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { readJob } from "../../src/engine/jobs.ts";
 import { writeMetadata } from "../../src/engine/metadata.ts";
 import { createKeywordEmbedder } from "../fixtures/keyword-embedder.ts";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { isPostHocFlagged } from "../../src/planning/timeline-reader.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 

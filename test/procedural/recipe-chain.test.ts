@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { parseDomain, parseProblem } from "../../src/planning/parser.ts";
 import { safeFileStem } from "../../src/planning/persist.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 let gllam: Gllam;

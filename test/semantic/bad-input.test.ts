@@ -1,6 +1,6 @@
 /** Refused input: a GllamError naming the offending value, and nothing written. */
 import { expect, test } from "bun:test";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
 import { expectGllamError } from "../helpers.ts";
 import { snapshot, useGraphs } from "./fixtures.ts";

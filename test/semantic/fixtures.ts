@@ -1,6 +1,6 @@
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../../src/config/prompts.ts";
 import type { Embedder } from "../../src/embed/embedder.ts";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
 export const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);

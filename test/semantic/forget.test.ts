@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { formatRecallMarkdown } from "../../src/retrieval/format.ts";
 import { expectGllamError } from "../helpers.ts";
 import { count, useGraphs } from "./fixtures.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
-import { Gllam } from "../../src/engine/gllam.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { hashVector } from "../fixtures/hash-embedder.ts";
 import { makeTempDir, openTempGllam, runGllam } from "../helpers.ts";
 import { failingStaticEmbedder } from "../static-table.ts";

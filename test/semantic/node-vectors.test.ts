@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Embedder } from "../../src/embed/embedder.ts";
-import { Gllam } from "../../src/engine/gllam.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { nodeEmbeddingText } from "../../src/semantic/node-text.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 

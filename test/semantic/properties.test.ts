@@ -4,7 +4,7 @@
  * (scope, source, relationship) is believed at any valid time.
  */
 import { expect, test } from "bun:test";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { isGllamError } from "../../src/engine/errors.ts";
 import { seededRandom } from "../../src/bench/random.ts";
 import { useGraphs } from "./fixtures.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { GllamError } from "../../src/engine/errors.ts";
-import type { Gllam } from "../../src/engine/gllam.ts";
+import type { Gllam } from "../../src/gllam/gllam.ts";
 import { nodeIdFor } from "../../src/semantic/ids.ts";
 import { ACTIVE_LINKS_SQL } from "../../src/semantic/links.ts";
 import { NEIGHBOUR_SQL } from "../../src/semantic/paths.ts";

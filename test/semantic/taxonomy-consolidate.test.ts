@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Gllam } from "../../src/engine/gllam.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { listRunningJobs, readJob } from "../../src/engine/jobs.ts";
 import { CONSOLIDATE_JOB } from "../../src/semantic/taxonomy-consolidate.ts";
 import { isUnderTaxonomyPath, rewriteTaxonomyPath } from "../../src/semantic/taxonomy-paths.ts";

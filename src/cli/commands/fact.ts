@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import type { Gllam } from "../../engine/gllam.ts";
+import type { Gllam } from "../../gllam/gllam.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { TimestampSchema } from "../../memory/types.ts";

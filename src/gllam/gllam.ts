@@ -99,11 +99,11 @@ import {
   type UpsertProcedureResult,
 } from "../procedural/procedures.ts";
 import { parseScope } from "../memory/parse.ts";
-import { readMetadata } from "./metadata.ts";
-import { initSchema, readSchemaVersion } from "./schema.ts";
-import { GllamError } from "./errors.ts";
-import { readStats, type StoreStats } from "./stats.ts";
-import { Store, type StoreOptions } from "./store.ts";
+import { readMetadata } from "../engine/metadata.ts";
+import { initSchema, readSchemaVersion } from "../engine/schema.ts";
+import { GllamError } from "../engine/errors.ts";
+import { readStats, type StoreStats } from "../engine/stats.ts";
+import { Store, type StoreOptions } from "../engine/store.ts";
 import {
   checkpointWAL,
   startWALCheckpointManager,
@@ -111,7 +111,7 @@ import {
   type CheckpointResult,
   type WALCheckpointManager,
   type WALCheckpointOptions,
-} from "./wal.ts";
+} from "../engine/wal.ts";
 
 export type GllamOptions = StoreOptions & {
   /**
