@@ -71,10 +71,12 @@ import {
 import { ensureNodeNamed, findNearMissNodes, findNodesByName, readNode, upsertNode, type NearMiss, type UpsertNodeResult } from "../semantic/nodes.ts";
 import { maintainNodeStaticVectors } from "../semantic/node-static-vectors.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
+import { lookUpName, nodeNamed, recordFact, type FactStatement, type NameLookup, type RecordedFact } from "../semantic/record-fact.ts";
+import { rememberTurns, type TurnInput } from "../episodic/remember.ts";
 import type { ProceduralKnowledge, ProceduralVersionRow, ProcedureInput } from "../memory/types.ts";
 import { persistPddlTask, pddlDomainsDirFor, type PersistedTask } from "../planning/persist.ts";
 import type { PlanResult } from "../planning/planner.ts";
-import { planFiles, type PlanFilesOptions } from "../planning/solve.ts";
+import { planFiles, planTexts, type PddlTexts, type PlanFilesOptions } from "../planning/solve.ts";
 import {
   buildTimeline,
   compileTimelinePddl,
@@ -112,6 +114,9 @@ import {
   type WALCheckpointManager,
   type WALCheckpointOptions,
 } from "../engine/wal.ts";
+
+/** A node's facts as `facts` returns them: described (now or at asOf), or as believed at knownAt. */
+export type NodeFacts = { node: SemanticNode; asOf: number; knownAt?: number; facts: (DescribedFact | (DirectedLink & { otherId: string; otherName: string }))[] };
 
 export type GllamOptions = StoreOptions & {
   /**
@@ -289,6 +294,44 @@ export class Gllam {
     return findNearMissNodes(this.store, name, options.scope, options.limit);
   }
 
+  /** The node a name (id or alias) means in the scope; none is E_NOT_FOUND naming close names, an ambiguous name E_BAD_INPUT. */
+  nodeNamed(name: string, options: { scope?: string } = {}): SemanticNode {
+    return nodeNamed(this.store, name, options.scope);
+  }
+
+  /** What a name means in the scope: its node, or the close names a new node would sit beside. */
+  lookUpName(name: string, options: { scope?: string } = {}): NameLookup {
+    return lookUpName(this.store, name, options.scope);
+  }
+
+  /**
+   * A fact as people and agents state it (`gllam fact add`, MCP `add_fact`): names resolved in the
+   * scope (new ones become nodes; one close to existing names only with allowNew), the source
+   * attributed, then addEdge; one transaction.
+   */
+  addFact(statement: FactStatement): RecordedFact {
+    return recordFact(this.store, this.config, statement);
+  }
+
+  /** A node's facts: described as they hold at asOf (default now), or as believed at knownAt (system time). */
+  facts(name: string, options: { asOf?: number; knownAt?: number; scope?: string } = {}): NodeFacts {
+    const scope = parseScope(options.scope);
+    const node = this.nodeNamed(name, { scope });
+    const asOf = options.asOf ?? Date.now();
+    if (options.knownAt === undefined) return { node, asOf, facts: describeFacts(this.store, node.id, { asOf, scope }) };
+    const believed = asKnownAt(this.store, node.id, { knownAt: options.knownAt, asOf, scope }).map((link) => {
+      const otherId = link.direction === "out" ? link.targetId : link.sourceId;
+      return { ...link, otherId, otherName: readNode(this.store, otherId, scope)?.name ?? otherId };
+    });
+    return { node, asOf, knownAt: options.knownAt, facts: believed };
+  }
+
+  /** Every version of (subject, relationship), the subject named as anywhere else. */
+  factHistory(subject: string, relationship: string, options: { scope?: string } = {}): { node: SemanticNode; relationship: string; versions: LinkVersion[] } {
+    const node = this.nodeNamed(subject, options);
+    return { node, relationship, versions: linkHistory(this.store, node.id, relationship, options) };
+  }
+
   activeLinks(nodeId: string, options?: ActiveLinkOptions): DirectedLink[] {
     return activeLinks(this.store, nodeId, options);
   }
@@ -407,6 +450,11 @@ export class Gllam {
   /** Turns and chunks in one transaction (idempotent by content hash) with static vectors; model vectors come later. */
   addEpisodes(episodes: EpisodeInput[], options?: AddEpisodesOptions): AddEpisodesResult {
     return addEpisodes(this.store, episodes, { ...options, staticEmbedder: this.staticEmbedder });
+  }
+
+  /** Turns appended to their sessions (a turn without seq goes last; the same turn sent again is stored once). */
+  remember(turns: TurnInput[]): AddEpisodesResult {
+    return rememberTurns(this.store, turns, { staticEmbedder: this.staticEmbedder });
   }
 
   saveSession(session: SessionInput): void {
@@ -605,6 +653,11 @@ export class Gllam {
   /** Solves two PDDL files (native, bfs, fast-downward or auto); the plan is validated by simulation. */
   planFiles(domainFile: string, problemFile: string, options?: PlanFilesOptions): Promise<PlanResult> {
     return planFiles(domainFile, problemFile, options);
+  }
+
+  /** Solves a PDDL task given as text (no files: an agent or HTTP caller sends the text). */
+  planPddl(task: PddlTexts, options?: PlanFilesOptions): Promise<PlanResult> {
+    return planTexts(task, options);
   }
 
   /** The chain of recipes (procedures with PDDL actions) that reaches a goal such as ["(deployed caddy)"]. */

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { GllamError } from "../engine/errors.ts";
 import { isFastDownwardAvailable, runFastDownward, type FastDownwardOptions } from "./fast-downward.ts";
 import { parseDomain, parseProblem } from "./parser.ts";
@@ -29,8 +31,32 @@ export function loadTask(domainFile: string, problemFile: string): { domain: Dom
 /** Plans for two PDDL files with the chosen planner; every plan returned has been validated by simulation. */
 export async function planFiles(domainFile: string, problemFile: string, options: PlanFilesOptions = {}): Promise<PlanResult> {
   const { domain, problem } = loadTask(domainFile, problemFile);
-  const choice = options.planner ?? "native";
-  const useFastDownward = choice === "fast-downward" || (choice === "auto" && isFastDownwardAvailable(options.fastDownward?.path));
-  if (useFastDownward) return runFastDownward(domainFile, problemFile, domain, problem, { ...options.fastDownward, timeoutMs: options.timeoutMs });
-  return solveNative(domain, problem, { ...options, search: choice === "bfs" ? "bfs" : options.search });
+  if (usesFastDownward(options)) return runFastDownward(domainFile, problemFile, domain, problem, { ...options.fastDownward, timeoutMs: options.timeoutMs });
+  return solveNative(domain, problem, nativeOptions(options));
+}
+
+const usesFastDownward = (options: PlanFilesOptions) =>
+  options.planner === "fast-downward" || (options.planner === "auto" && isFastDownwardAvailable(options.fastDownward?.path));
+const nativeOptions = (options: PlanFilesOptions): NativePlannerOptions => ({ ...options, search: options.planner === "bfs" ? "bfs" : options.search });
+
+/** A task given as text (an MCP or HTTP caller has no files); `names` label it in errors (name:line:col). */
+export type PddlTexts = { domain: string; problem: string; names?: { domain?: string; problem?: string } };
+
+/** Plans for a domain and problem given as text; Fast Downward, which reads files, gets them in a folder of its own. */
+export async function planTexts(task: PddlTexts, options: PlanFilesOptions = {}): Promise<PlanResult> {
+  const names = { domain: task.names?.domain ?? "domain.pddl", problem: task.names?.problem ?? "problem.pddl" };
+  const domain = parseDomain(task.domain, names.domain);
+  const problem = parseProblem(task.problem, domain, names.problem);
+  if (usesFastDownward(options)) {
+    const dir = mkdtempSync(join(tmpdir(), "gllam-plan-"));
+    try {
+      const [domainFile, problemFile] = [join(dir, "domain.pddl"), join(dir, "problem.pddl")];
+      writeFileSync(domainFile, task.domain);
+      writeFileSync(problemFile, task.problem);
+      return await runFastDownward(domainFile, problemFile, domain, problem, { ...options.fastDownward, timeoutMs: options.timeoutMs });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return solveNative(domain, problem, nativeOptions(options));
 }

@@ -62,8 +62,8 @@ describe("gllam CLI, end to end", () => {
     ["an unknown flag", ["recall", "x", "--bogus", "--db", db], 2, /^gllam: unknown flag --bogus for `gllam recall`.*\[E_USAGE\]$/],
     ["an unknown command", ["frobnicate"], 2, /^gllam: unknown command "frobnicate".*\[E_USAGE\]$/],
     ["a missing query", ["recall", "--db", db], 2, /QUERY.*\[E_USAGE\]$/],
-    ["an empty query", ["recall", "", "--db", db], 1, /^gllam: query is empty \[E_BAD_INPUT\]$/],
-    ["a bad -k", ["recall", "x", "-k", "many", "--db", db], 1, /-k must be an integer/],
+    ["an empty query", ["recall", "", "--db", db], 1, /^gllam: invalid recall input: query: must not be empty \[E_BAD_INPUT\]$/],
+    ["a bad -k", ["recall", "x", "-k", "many", "--db", db], 1, /invalid recall input: k: must be an integer in 1..100/],
     ["a missing database", ["recall", "x", "--db", join(dir, "none.db")], 1, /^gllam: no database at .*none\.db/],
     ["an unreachable embeddings server", ["seed", "--db", join(dir, "remote.db"), "--embeddings-server", "http://127.0.0.1:9/v1"], 1, /http:\/\/127\.0\.0\.1:9\/v1\/embeddings is unreachable/],
   ])("%s: one clear line, non-zero exit", (_name, args, code, message) => {
@@ -83,7 +83,7 @@ describe("gllam CLI, end to end", () => {
   test("--debug adds the stack trace", () => {
     const out = runGllam(["recall", "", "--db", db, "--debug"]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain("query is empty");
+    expect(out.stderr).toContain("query: must not be empty");
     expect(out.stderr).toMatch(/\n\s+at /);
   });
 

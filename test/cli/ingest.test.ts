@@ -86,8 +86,8 @@ describe("gllam ingest", () => {
   });
 
   test.each([
-    [["--embedder", "bogus"], {}, /invalid --embedder: .*must be one of static, model, http \[E_BAD_INPUT\]/],
-    [["--embedder", "http"], {}, /--embedder http needs an embeddings server .*\[E_CONFIG\]/],
+    [["--embedder", "bogus"], {}, /invalid settings: embedder: must be one of static, model, http \[E_BAD_INPUT\]/],
+    [["--embedder", "http"], {}, /the http embedder needs an embeddings server \(--embeddings-server URL .*\[E_CONFIG\]/],
     [[], { GLLAM_EMBEDDER: "fast" }, /invalid environment: .*GLLAM_EMBEDDER.*must be one of static, model, http.*\[E_CONFIG\]/],
   ])("a bad embedder choice is a clear error: %p %p", (flags, env, message) => {
     const out = runGllam(["recall", "ferry", "--db", db, ...flags], { env: env as Record<string, string> });

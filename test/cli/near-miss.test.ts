@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { consentToNewNodes, type NameLookup } from "../../src/cli/node-names.ts";
+import { consentToNewNodes } from "../../src/cli/node-names.ts";
+import type { NameLookup } from "../../src/gllam/types.ts";
 import { editDistance, isNearMiss } from "../../src/semantic/names.ts";
-import { expectGllamError, makeTempDir, runGllam } from "../helpers.ts";
+import { makeTempDir, runGllam } from "../helpers.ts";
 
 describe("near misses (pure)", () => {
   test.each([
@@ -32,19 +33,21 @@ describe("near misses (pure)", () => {
 const lookup = (name: string, close: string[]): NameLookup => ({ name, nearMisses: close.map((c) => ({ id: c.toLowerCase(), name: c, type: "service", matched: c.toLowerCase() })) });
 
 describe("consent to a new node beside close names", () => {
-  test("no close names, or --new: no question", async () => {
+  test("no close names: no question, nothing to consent to", async () => {
     const asked: string[] = [];
-    const ask = async (q: string) => (asked.push(q), false);
-    await consentToNewNodes([lookup("Zeta", [])], "default", { allowNew: false, ask });
-    await consentToNewNodes([lookup("Kaddy", ["Caddy"])], "default", { allowNew: true, ask });
+    expect(await consentToNewNodes([lookup("Zeta", [])], "default", async (q) => (asked.push(q), true))).toBe(false);
     expect(asked).toEqual([]);
   });
 
-  test("on a terminal the user is asked once per name; yes creates, no refuses", async () => {
+  test("nobody to ask (piped): no consent, so the facade refuses the name", async () => {
+    expect(await consentToNewNodes([lookup("Kaddy", ["Caddy"])], "default", undefined)).toBe(false);
+  });
+
+  test("on a terminal the user is asked once per name; yes consents, no does not", async () => {
     const asked: string[] = [];
-    await consentToNewNodes([lookup("Kaddy", ["Caddy"]), lookup("Kaddy", ["Caddy"])], "default", { allowNew: false, ask: async (q) => (asked.push(q), true) });
+    expect(await consentToNewNodes([lookup("Kaddy", ["Caddy"]), lookup("Kaddy", ["Caddy"])], "default", async (q) => (asked.push(q), true))).toBe(true);
     expect(asked).toEqual(['No node is named "Kaddy" in scope default; close: Caddy (caddy). Create a new node "Kaddy"?']);
-    await expectGllamError(consentToNewNodes([lookup("Kaddy", ["Caddy"])], "default", { allowNew: false, ask: async () => false }), "E_NOT_FOUND", /pass --new/);
+    expect(await consentToNewNodes([lookup("Kaddy", ["Caddy"])], "default", async () => false)).toBe(false);
   });
 });
 
@@ -55,7 +58,7 @@ test("gllam fact add: a near-miss name is refused when piped (exit 1, the close 
   expect(gllam("seed").code).toBe(0);
   const refused = gllam("fact", "add", "Kaddy", "runs_on", "homelab-01");
   expect(refused).toMatchObject({ code: 1, stdout: "" });
-  expect(refused.stderr).toBe('gllam: no node named "Kaddy" in scope default; close: Caddy (caddy). Name one of those, or pass --new to create "Kaddy" [E_NOT_FOUND]\n');
+  expect(refused.stderr).toBe('gllam: no node named "Kaddy" in scope default; close: Caddy (caddy). Name one of those, or create "Kaddy" anyway (--new on the command line, allow_new: true in MCP and HTTP) [E_NOT_FOUND]\n');
   expect(gllam("fact", "list", "Kaddy").stderr).toContain('no node named "Kaddy" in scope default (close: Caddy (caddy))');
 
   const created = gllam("fact", "add", "Kaddy", "runs_on", "homelab-01", "--new", "--json");

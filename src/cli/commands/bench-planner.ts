@@ -1,13 +1,14 @@
 import { defineCommand } from "citty";
-import { writeFileSync } from "node:fs";
 import * as v from "valibot";
 import { BENCH_PLANNERS, formatPlannerTable, runPlannerBench } from "../../bench/planner.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { TimeoutSecondsSchema } from "./plan.ts";
+import { PlanSettingsSchema } from "../../gllam/operations/tools.ts";
+import { writeOutputFile } from "../../gllam/types.ts";
+import { numberFlag } from "./recall.ts";
 
 const FlagsSchema = v.object({
   planner: v.optional(v.picklist(BENCH_PLANNERS, `must be one of ${BENCH_PLANNERS.join(", ")}`), "native"),
-  timeout: TimeoutSecondsSchema,
+  timeout: PlanSettingsSchema.entries.timeout,
 });
 
 export const benchPlannerCommand = defineCommand({
@@ -20,7 +21,7 @@ export const benchPlannerCommand = defineCommand({
     markdown: { type: "string", description: "Also write the Markdown table here", valueHint: "file" },
   },
   run: async ({ args }) => {
-    const flags = parseInput(FlagsSchema, { planner: args.planner, timeout: args.timeout }, "bench planner flags");
+    const flags = parseInput(FlagsSchema, { planner: args.planner, timeout: numberFlag(args.timeout) }, "bench planner flags");
     const report = await runPlannerBench({
       suite: args.suite,
       planner: flags.planner,
@@ -29,9 +30,9 @@ export const benchPlannerCommand = defineCommand({
     });
     const json = `${JSON.stringify(report, null, 2)}\n`;
     const table = formatPlannerTable(report);
-    if (args.json) writeFileSync(args.json, json);
+    if (args.json) writeOutputFile(args.json, json, "the JSON figures");
     else process.stdout.write(json);
-    if (args.markdown) writeFileSync(args.markdown, table);
+    if (args.markdown) writeOutputFile(args.markdown, table, "the Markdown table");
     console.error(table);
   },
 });

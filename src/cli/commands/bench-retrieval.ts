@@ -3,8 +3,8 @@ import * as v from "valibot";
 import { runRetrievalBench } from "../../bench/retrieval.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { loadStaticEmbedder } from "../../embed/static/bundled-table.ts";
-import { chooseTiers, ensureStaticTableNoisily, globalArgs } from "../context.ts";
+import { chooseTiers, ensureStaticTableNoisily, loadStaticEmbedder } from "../../gllam/open.ts";
+import { globalArgs, settingsOf } from "../context.ts";
 
 const TuningSchema = v.partial(
   v.strictObject({
@@ -50,7 +50,7 @@ export const benchRetrievalCommand = defineCommand({
   run: async ({ args }) => {
     const dataset = parseInput(v.picklist(["locomo", "longmemeval"]), args.dataset, "--dataset");
     const count = (value: string | undefined, name: string) => (value === undefined ? undefined : parseInput(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1)), value, name));
-    const tiers = await chooseTiers(args);
+    const tiers = await chooseTiers(settingsOf(args));
     const result = await runRetrievalBench({
       dataset,
       data: args.data,

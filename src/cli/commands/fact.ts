@@ -1,36 +1,18 @@
 import { defineCommand } from "citty";
-import type { Gllam } from "../../gllam/gllam.ts";
 import { GllamError } from "../../engine/errors.ts";
+import { parseOperationInput } from "../../gllam/operation.ts";
+import { addFact, factHistory, facts } from "../../gllam/operations.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { TimestampSchema } from "../../memory/types.ts";
-import { formatDay, formatLink } from "../../retrieval/format.ts";
-import type { AddEdgeResult } from "../../semantic/add-edge.ts";
-import type { LinkVersion } from "../../semantic/history.ts";
+import { formatDay } from "../../gllam/types.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
-import { consentToNewNodes, lookUpName, nodeNamed, terminalAsk, type NameLookup } from "../node-names.ts";
+import { consentToNewNodes, terminalAsk } from "../node-names.ts";
+import { numberFlag } from "./recall.ts";
 
 export const optionalTime = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseInput(TimestampSchema, value, flag));
 
 const scopeArgs = { scope: scopeArg } as const;
 export const jsonArg = { json: { type: "boolean", description: "Print the result as JSON" } } as const;
-
-type FactEnd = { id: string; name: string; created: boolean };
-
-/** The node a name of the fact means, created now (in the write transaction) when it means none. */
-function factEnd(gllam: Gllam, lookup: NameLookup, scope: string): FactEnd {
-  const { node, created } = gllam.ensureNodeNamed(lookup.name, { scope });
-  return { id: node.id, name: node.name, created };
-}
-
-function formatAddEdge(result: AddEdgeResult, ends: FactEnd[]): string {
-  const lines = ends.filter((end) => end.created).map((end) => `new node ${end.id} (${end.name})`);
-  lines.push(`${result.action} link ${result.linkId} (${result.relationship}, trust ${result.trustWeight}): ${result.reason}`);
-  if (result.conflict) lines.push(`  met link ${result.conflict.linkId} -> ${result.conflict.targetId} (trust ${result.conflict.trustWeight})`);
-  if (result.contradictionId) lines.push(`  contradiction ${result.contradictionId} is open: \`gllam fact resolve ${result.contradictionId} LINK\``);
-  for (const f of result.fallacies) lines.push(`  fallacy ${f.kind} (${f.detector}): ${f.cue}`);
-  for (const note of result.notes) lines.push(`  ${note}`);
-  return lines.join("\n");
-}
 
 const addCommand = defineCommand({
   meta: {
@@ -59,40 +41,28 @@ const addCommand = defineCommand({
   },
   run: ({ args }) => {
     if (args.source !== undefined && args["doc-type"] === undefined) throw new GllamError("E_USAGE", "--source needs --doc-type (see `gllam fact add --help`)");
-    const trustWeight = args.trust === undefined ? undefined : Number(args.trust);
-    const validFrom = optionalTime(args["valid-from"], "--valid-from");
-    const validUntil = optionalTime(args["valid-until"], "--valid-until");
-    const scope = scopeOf(args);
+    const input = parseOperationInput(addFact, {
+      subject: args.src,
+      relationship: args.rel,
+      object: args.dst,
+      caveats: args.caveat,
+      conditions: args.condition,
+      valid_from: args["valid-from"],
+      valid_until: args["valid-until"],
+      source: args.source === undefined ? undefined : { handle: args.source, doc_type: args["doc-type"], role: args.role },
+      claim: args.claim,
+      rationale: args.rationale,
+      proof: args.proof,
+      trust: numberFlag(args.trust),
+      allow_new: args.new === true,
+      scope: scopeOf(args),
+    });
     return withEngine(args, { create: true }, async (gllam) => {
-      const lookups = [lookUpName(gllam, args.src, scope), lookUpName(gllam, args.dst, scope)];
-      await consentToNewNodes(lookups, scope, { allowNew: args.new === true, ask: terminalAsk() });
-      const result = gllam.store.transaction(() => {
-        const [src, dst] = lookups.map((lookup) => factEnd(gllam, lookup, scope)) as [FactEnd, FactEnd];
-        const origin =
-          args.source === undefined
-            ? undefined
-            : gllam.attributeContainerEntryToSource(args["doc-type"]!, args.source, "", args.claim ?? "", undefined, {
-                role: args.role,
-                scope,
-              });
-        const added = gllam.addEdge({
-          scope,
-          sourceId: src.id,
-          targetId: dst.id,
-          relationship: args.rel,
-          caveats: args.caveat,
-          conditions: args.condition,
-          validFrom,
-          validUntil,
-          originSourceId: origin?.sourceId,
-          trustWeight,
-          claim: args.claim,
-          rationale: args.rationale,
-          proof: args.proof,
-        });
-        return { ...added, subject: src, object: dst, created: [src, dst].filter((n) => n.created).map((n) => n.id) };
-      });
-      console.log(args.json ? JSON.stringify(result, null, 2) : formatAddEdge(result, [result.subject, result.object]));
+      // On a terminal a name close to existing ones is asked about; piped, the facade refuses it.
+      const lookups = [gllam.lookUpName(input.subject, input), gllam.lookUpName(input.object, input)];
+      const allowNew = input.allow_new || (await consentToNewNodes(lookups, input.scope, terminalAsk()));
+      const result = await addFact.run(gllam, { ...input, allow_new: allowNew });
+      console.log(args.json ? JSON.stringify(result, null, 2) : addFact.toText(result));
     });
   },
 });
@@ -108,34 +78,13 @@ const listCommand = defineCommand({
     ...globalArgs,
   },
   run: ({ args }) => {
-    const asOf = optionalTime(args["as-of"], "--as-of");
-    const knownAt = optionalTime(args["known-at"], "--known-at");
-    const scope = scopeOf(args);
+    const input = parseOperationInput(facts, { node: args.node, as_of: args["as-of"], known_at: args["known-at"], scope: scopeOf(args) });
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const { id } = nodeNamed(gllam, args.node, scope);
-      const node = gllam.getNode(id, { scope })!;
-      const facts =
-        knownAt === undefined
-          ? gllam.describeFacts(id, { asOf, scope })
-          : gllam.asKnownAt(id, { knownAt, asOf, scope }).map((link) => {
-              const otherId = link.direction === "out" ? link.targetId : link.sourceId;
-              return { ...link, otherId, otherName: gllam.getNode(otherId, { scope })?.name ?? otherId };
-            });
-      if (args.json) return console.log(JSON.stringify({ node, facts }, null, 2));
-      const when = knownAt === undefined ? `at ${formatDay(asOf ?? Date.now())}` : `as believed at ${formatDay(knownAt)}`;
-      console.log([`${node.name} (${node.type}) ${when}:`, ...(facts.length > 0 ? facts.map((f) => formatLink(f, node.name)) : ["- (no facts)"])].join("\n"));
-      if (node.caveatSummary && knownAt === undefined) console.log(`\nCaveat summary: ${node.caveatSummary}`);
+      const result = await facts.run(gllam, input);
+      console.log(args.json ? JSON.stringify({ node: result.node, facts: result.facts }, null, 2) : facts.toText(result));
     });
   },
 });
-
-function formatVersion(version: LinkVersion): string {
-  const { link } = version;
-  const span = `${formatDay(link.validFrom)} → ${link.validUntil === null ? "now" : formatDay(link.validUntil)}`;
-  const who = version.source ? `${version.source.docType}/${version.source.displayName || version.source.handle}` : "unattributed";
-  const ended = version.ended ? ` — ${version.ended}` : "";
-  return `[link ${link.id}] ${span}  ${version.targetName}  trust ${link.trustWeight}, ${who}, recorded ${formatDay(link.recordedAt)}  (${version.status}${ended})`;
-}
 
 const historyCommand = defineCommand({
   meta: { name: "history", description: "Every version of SRC REL: valid times, who said it, why it ended" },
@@ -147,12 +96,10 @@ const historyCommand = defineCommand({
     ...globalArgs,
   },
   run: ({ args }) => {
-    const scope = scopeOf(args);
+    const input = parseOperationInput(factHistory, { subject: args.src, relationship: args.rel, scope: scopeOf(args) });
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const { id } = nodeNamed(gllam, args.src, scope);
-      const versions = gllam.linkHistory(id, args.rel, { scope });
-      if (args.json) return console.log(JSON.stringify(versions, null, 2));
-      console.log(versions.length > 0 ? versions.map(formatVersion).join("\n") : `no ${args.rel} links from ${id}`);
+      const result = await factHistory.run(gllam, input);
+      console.log(args.json ? JSON.stringify(result.versions, null, 2) : factHistory.toText(result));
     });
   },
 });

@@ -1,25 +1,9 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
-import type { ForgetReport, ForgetTarget } from "../../semantic/forget.ts";
+import { parseOperationInput } from "../../gllam/operation.ts";
+import { forget } from "../../gllam/operations.ts";
+import type { ForgetTarget } from "../../gllam/types.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
-import { nodeNamed } from "../node-names.ts";
-
-function formatReport(report: ForgetReport): string {
-  const r = report.removed;
-  const lines = [
-    `removed ${r.nodes.length} nodes, ${r.links.length} links, ${r.sources.length} sources, ${r.sessions.length} sessions, ${r.episodes.length} episodes`,
-    `        ${r.linkEvents} link events, ${r.nameKeys} name keys, ${r.nodeVectors} node vectors, ${r.episodeVectors} episode vectors, ${r.mentions} mentions, ${r.summaries} summaries`,
-  ];
-  if (r.nodes.length > 0) lines.push(`nodes: ${r.nodes.join(", ")}`);
-  if (r.links.length > 0) lines.push(`links: ${r.links.join(", ")}`);
-  if (r.episodes.length > 0) lines.push(`episodes: ${r.episodes.join(", ")}`);
-  if (report.restored.length > 0) lines.push(`believed again: links ${report.restored.join(", ")}`);
-  if (report.reattributed.length > 0) lines.push(`kept on other evidence: links ${report.reattributed.join(", ")}`);
-  if (report.recompacted.length > 0) lines.push(`caveat summaries recomputed: ${report.recompacted.join(", ")}`);
-  if (report.reindexed > 0) lines.push(`re-indexed ${report.reindexed} following turns without the forgotten text`);
-  if (!report.walPurged) lines.push("another process is reading an older snapshot: the WAL keeps old pages until the next checkpoint");
-  return lines.join("\n");
-}
 
 type Kind = "node" | "link" | "source" | "episode" | "session";
 
@@ -49,16 +33,17 @@ const forgetKind = (kind: Kind) =>
     },
     run: ({ args }) => {
       const scope = scopeOf(args);
+      const targets: Record<Kind, () => ForgetTarget> = {
+        node: () => ({ node: args.id, scope }),
+        link: () => ({ link: rowId(kind, args.id), scope }),
+        source: () => ({ source: args.id, scope }),
+        episode: () => ({ episode: rowId(kind, args.id), scope }),
+        session: () => ({ session: args.id, scope }),
+      };
+      const input = parseOperationInput(forget, targets[kind]());
       return withEngine(args, { create: false }, async (gllam) => {
-        const targets: Record<Kind, () => ForgetTarget> = {
-          node: () => ({ node: nodeNamed(gllam, args.id, scope).id, scope }),
-          link: () => ({ link: rowId(kind, args.id), scope }),
-          source: () => ({ source: args.id, scope }),
-          episode: () => ({ episode: rowId(kind, args.id), scope }),
-          session: () => ({ session: args.id, scope }),
-        };
-        const report = gllam.forget(targets[kind]());
-        console.log(args.json ? JSON.stringify(report, null, 2) : formatReport(report));
+        const report = await forget.run(gllam, input);
+        console.log(args.json ? JSON.stringify(report, null, 2) : forget.toText(report));
       });
     },
   });

@@ -1,8 +1,7 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
-import { formatLink } from "../../retrieval/format.ts";
+import { formatLink } from "../../gllam/types.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
-import { nodeNamed } from "../node-names.ts";
 import { optionalTime } from "./fact.ts";
 
 export const pathCommand = defineCommand({
@@ -22,7 +21,7 @@ export const pathCommand = defineCommand({
     const asOf = optionalTime(args["as-of"], "--as-of");
     const scope = scopeOf(args);
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const [a, b] = [nodeNamed(gllam, args.a, scope), nodeNamed(gllam, args.b, scope)];
+      const [a, b] = [gllam.nodeNamed(args.a, { scope }), gllam.nodeNamed(args.b, { scope })];
       const path = gllam.findMultiHopPath(a.id, b.id, { maxHops, asOf, scope });
       // Exit 1 when there is no path, so scripts can test for one (as `gllam plan` does for a plan).
       if (args.json) console.log(JSON.stringify(path, null, 2));

@@ -1,25 +1,12 @@
 import { defineCommand } from "citty";
-import * as v from "valibot";
 import { GllamError } from "../../engine/errors.ts";
-import { writeOutputFile } from "../../engine/files.ts";
 import { parseInput } from "../../memory/parse.ts";
-import { formatPlan } from "../../planning/plan-text.ts";
-import { PLANNER_CHOICES, planFiles } from "../../planning/solve.ts";
+import { plan } from "../../gllam/operations.ts";
+import { PlanSettingsSchema } from "../../gllam/operations/tools.ts";
+import { planPddlFiles } from "../../gllam/tools.ts";
+import { writeOutputFile } from "../../gllam/types.ts";
 import { reportError } from "../report-error.ts";
-
-/** Seconds on the command line; 30 s like the benchmark's limit per instance. */
-export const TimeoutSecondsSchema = v.pipe(
-  v.optional(v.string(), "30"),
-  v.transform(Number),
-  v.number("must be a number of seconds"),
-  v.check((s) => Number.isFinite(s) && s > 0, "must be a positive number of seconds"),
-);
-
-const PlanFlagsSchema = v.object({
-  planner: v.optional(v.picklist(PLANNER_CHOICES, `must be one of ${PLANNER_CHOICES.join(", ")}`), "native"),
-  timeout: TimeoutSecondsSchema,
-  improve: v.optional(v.picklist(["none", "eliminate", "anytime"], "must be none, eliminate or anytime"), "eliminate"),
-});
+import { numberFlag } from "./recall.ts";
 
 export const planCommand = defineCommand({
   meta: { name: "plan", description: "Solve a PDDL task; prints the validated plan in IPC format (exit 0 solved, 1 no plan, 2 error)" },
@@ -35,19 +22,19 @@ export const planCommand = defineCommand({
   },
   run: async ({ args }) => {
     try {
-      const flags = parseInput(PlanFlagsSchema, { planner: args.planner, timeout: args.timeout, improve: args.improve }, "plan flags");
-      const result = await planFiles(args.domain, args.problem, {
+      const flags = parseInput(PlanSettingsSchema, { planner: args.planner, timeout: numberFlag(args.timeout), improve: args.improve }, "plan flags");
+      const result = await planPddlFiles(args.domain, args.problem, {
         planner: flags.planner,
         timeoutMs: flags.timeout * 1000,
         improve: flags.improve,
         fastDownward: { path: args["fast-downward"] },
       });
       if (result.status === "invalid") throw new GllamError("E_PLANNER", `${result.planner} returned an invalid plan: ${result.reason}`);
+      const text = plan.toText(result);
       if (result.status !== "solved") {
-        console.error(`gllam: no plan (${result.status}, ${result.planner}): ${result.reason}`);
+        console.error(`gllam: ${text}`);
         return 1;
       }
-      const text = formatPlan(result.plan, result.cost);
       if (args.out) writeOutputFile(args.out, text, "the plan");
       else process.stdout.write(text);
       return 0;

@@ -1,19 +1,20 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
-import { parseInput } from "../../memory/parse.ts";
-import { TimestampSchema } from "../../memory/types.ts";
-import { formatRecallMarkdown } from "../../retrieval/format.ts";
+import { parseOperationInput } from "../../gllam/operation.ts";
+import { recall } from "../../gllam/operations.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 
 const asList = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
 
-/** "START..END", "START.." or "..END" as epoch ms. */
-export function parseWindow(text: string): { start?: number; end?: number } {
+/** "START..END", "START.." or "..END": the window's ends as given (the operation's schema reads the dates). */
+export function parseWindow(text: string): { start?: string; end?: string } {
   const parts = text.split("..");
   if (parts.length !== 2 || (!parts[0] && !parts[1])) throw new GllamError("E_BAD_INPUT", `--window must be START..END, START.. or ..END, got "${text}"`);
-  const [start, end] = parts.map((part, i) => (part ? parseInput(TimestampSchema, part, i === 0 ? "--window start" : "--window end") : undefined));
-  return { start, end };
+  return { start: parts[0] || undefined, end: parts[1] || undefined };
 }
+
+/** A number flag as given: the operation's schema says what it must be. */
+export const numberFlag = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
 
 export const recallCommand = defineCommand({
   meta: { name: "recall", description: "Recall what memory holds about a query and print the assembled context" },
@@ -29,15 +30,18 @@ export const recallCommand = defineCommand({
     ...globalArgs,
   },
   run: ({ args }) => {
-    const query = args._.join(" ");
-    const k = args.k === undefined ? undefined : Number(args.k);
-    if (k !== undefined && !Number.isInteger(k)) throw new GllamError("E_BAD_INPUT", `-k must be an integer, got ${args.k}`);
-    const asOf = args["as-of"] === undefined ? undefined : parseInput(TimestampSchema, args["as-of"], "--as-of");
-    const window = args.window === undefined ? undefined : parseWindow(args.window);
-    const episodes = args.episodes === undefined ? undefined : Number(args.episodes);
+    const input = parseOperationInput(recall, {
+      query: args._.join(" "),
+      entities: asList(args.entity),
+      k: numberFlag(args.k),
+      episodes: numberFlag(args.episodes),
+      window: args.window === undefined ? undefined : parseWindow(args.window),
+      as_of: args["as-of"],
+      scope: scopeOf(args),
+    });
     return withEngine(args, { readOnly: true }, async (gllam) => {
-      const result = await gllam.recall(query, { entities: asList(args.entity), k, scope: scopeOf(args), asOf, window, episodes });
-      console.log(args.json ? JSON.stringify(result, null, 2) : formatRecallMarkdown(result));
+      const result = await recall.run(gllam, input);
+      console.log(args.json ? JSON.stringify(result, null, 2) : recall.toText(result));
     });
   },
 });

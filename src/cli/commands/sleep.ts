@@ -2,7 +2,7 @@ import { spinner } from "@clack/prompts";
 import { defineCommand } from "citty";
 import * as v from "valibot";
 import { GllamError, type GllamErrorCode } from "../../engine/errors.ts";
-import type { SleepCycleReport } from "../../maintenance/sleep-cycle.ts";
+import type { SleepCycleReport } from "../../gllam/types.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 

@@ -1,7 +1,5 @@
 import { defineCommand } from "citty";
-import { loadSystemPromptsConfig, defaultAgenticMemoryConfig } from "../../config/prompts.ts";
-import { readEnv } from "../../config/env.ts";
-import { computeTrustWeight, explainTrust } from "../../semantic/trust.ts";
+import { explainTrustWeight } from "../../gllam/tools.ts";
 import { globalArgs } from "../context.ts";
 import { optionalTime } from "./fact.ts";
 
@@ -17,13 +15,11 @@ const explainCommand = defineCommand({
     ...globalArgs,
   },
   run: async ({ args }) => {
-    const configPath = args.config ?? readEnv().GLLAM_CONFIG;
-    const config = configPath ? await loadSystemPromptsConfig(configPath) : defaultAgenticMemoryConfig();
-    const breakdown = computeTrustWeight(
+    const { breakdown, lines } = await explainTrustWeight(
       { docType: args["doc-type"], handle: args.source, role: args.role, text: args.text, authoredAt: optionalTime(args["authored-at"], "--authored-at") },
-      config,
+      args.config,
     );
-    console.log(args.json ? JSON.stringify(breakdown, null, 2) : explainTrust(breakdown).join("\n"));
+    console.log(args.json ? JSON.stringify(breakdown, null, 2) : lines.join("\n"));
   },
 });
 

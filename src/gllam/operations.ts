@@ -1,0 +1,9 @@
+/** Every operation the faces offer (MCP tools, HTTP routes, CLI commands), in the order they are listed. */
+import type { Operation } from "./operation.ts";
+import { addFact, factHistory, facts, forget } from "./operations/facts.ts";
+import { recall, remember } from "./operations/memory.ts";
+import { plan, stats } from "./operations/tools.ts";
+
+export { addFact, factHistory, facts, forget, plan, recall, remember, stats };
+
+export const OPERATIONS: readonly Operation[] = [remember, recall, addFact, facts, factHistory, forget, plan, stats] as unknown as Operation[];

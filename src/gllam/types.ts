@@ -1,0 +1,12 @@
+/**
+ * What faces may use besides the facade and its operations: result types and the pure helpers that
+ * present them. Faces import from here (never from the layers), so the layers stay free to move.
+ */
+export { describeNearMisses, doubtfulNames, type NameLookup, type RecordedFact } from "../semantic/record-fact.ts";
+export { formatDay, formatLink, formatRecallMarkdown } from "../retrieval/format.ts";
+export type { ForgetReport, ForgetTarget } from "../semantic/forget.ts";
+export type { LinkVersion } from "../semantic/history.ts";
+export type { RecallResult } from "../retrieval/recall.ts";
+export { writeOutputFile } from "../engine/files.ts";
+export type { StoreStats } from "../engine/stats.ts";
+export type { SleepCycleReport } from "../maintenance/sleep-cycle.ts";
