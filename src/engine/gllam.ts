@@ -29,8 +29,7 @@ import {
   type AddEpisodesResult,
   type SessionSummary,
 } from "../episodic/episodes.ts";
-import { ingestFiles, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
-import type { ReadSourceOptions } from "../episodic/formats/read-source.ts";
+import { ingestFiles, type IngestFileOptions, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
 import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
@@ -414,10 +413,11 @@ export class Gllam {
   }
 
   /**
-   * Parses every file first, then writes each in one transaction (`gllam ingest`). The WAL
-   * checkpoint manager runs meanwhile (this engine's, else one for the ingest), so it stays bounded.
+   * Checks every record of every file first, then writes each file in chunked transactions
+   * (`gllam ingest`; see episodic/ingest.ts). The WAL checkpoint manager runs meanwhile (this
+   * engine's, else one for the ingest), so it stays bounded.
    */
-  async ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+  async ingestFiles(paths: string[], options?: IngestFileOptions, onProgress?: IngestProgress): Promise<IngestReport> {
     await this.#ensureStaticTier();
     const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
     try {

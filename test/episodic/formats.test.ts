@@ -2,8 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { parseSourceDate } from "../../src/episodic/formats/dates.ts";
 import { findJsonErrorOffset } from "../../src/episodic/formats/json-text.ts";
 import { chunkDocument } from "../../src/episodic/formats/markdown.ts";
-import { parseSourceText } from "../../src/episodic/formats/read-source.ts";
+import { openSourceBytes, type ReadSourceOptions } from "../../src/episodic/formats/read-source.ts";
+import { collectSource } from "../../src/episodic/ingest.ts";
 import { expectGllamError } from "../helpers.ts";
+
+/** A text as ingest reads it: records checked against the schema, held in memory. */
+const parseSourceText = (text: string, file: string, options: ReadSourceOptions & { skipBad?: boolean } = {}) => collectSource(openSourceBytes(text, file, options), options.skipBad);
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -37,12 +41,13 @@ describe("ingest formats", () => {
       '{"session_id": "a", "role": "assistant", "text": "hi Ann"}',
       '{"session_id": "b", "role": "Bob", "content": "later", "seq": 5, "metadata": {"mood": "ok"}}',
     ].join("\n");
-    const { units, format } = parseSourceText(text, "chat.jsonl");
+    const { episodes, format } = parseSourceText(text, "chat.jsonl");
     expect(format).toBe("jsonl");
-    expect(units[0]!.episodes).toEqual([
-      { scope: undefined, sessionId: "a", seq: 0, role: "", speaker: "Ann", content: "hello", occurredAt: Date.UTC(2024, 0, 1, 9), metadata: { line: 1 } },
-      { scope: undefined, sessionId: "a", seq: 1, role: "assistant", speaker: "", content: "hi Ann", occurredAt: undefined, metadata: { line: 3 } },
-      { scope: undefined, sessionId: "b", seq: 5, role: "", speaker: "Bob", content: "later", occurredAt: undefined, metadata: { mood: "ok", line: 4 } },
+    const base = { scope: "default", kind: "turn" as const };
+    expect(episodes).toEqual([
+      { ...base, sessionId: "a", seq: 0, role: "", speaker: "Ann", content: "hello", occurredAt: Date.UTC(2024, 0, 1, 9), metadata: { line: 1 } },
+      { ...base, sessionId: "a", seq: 1, role: "assistant", speaker: "", content: "hi Ann", occurredAt: undefined, metadata: { line: 3 } },
+      { ...base, sessionId: "b", seq: 5, role: "", speaker: "Bob", content: "later", occurredAt: undefined, metadata: { mood: "ok", line: 4 } },
     ]);
   });
 
@@ -51,7 +56,7 @@ describe("ingest formats", () => {
     ['{"session_id": "a"}', /chat\.jsonl:1: missing "content"/],
     ['[1, 2]', /chat\.jsonl:1: expected a JSON object/],
     ['{"content": "x", "timestamp": "someday"}', /chat\.jsonl:1: unreadable timestamp "someday"/],
-    ['{"content": "x", "seq": -1}', /chat\.jsonl:1: "seq" must be a non-negative integer/],
+    ['{"content": "x", "seq": -1}', /chat\.jsonl:1: seq: Invalid value: Expected >=0/],
   ])("JSONL error %#: file:line and the problem", async (text, message) => {
     await expectGllamError(() => parseSourceText(text, "chat.jsonl"), "E_BAD_INPUT", message);
   });
@@ -59,7 +64,7 @@ describe("ingest formats", () => {
   test("--skip-bad lists bad records and keeps the rest", () => {
     const text = '{"content": "good one"}\nnot json\n{"content": ""}\n{"content": "good two"}';
     const parsed = parseSourceText(text, "chat.jsonl", { skipBad: true, session: "s" });
-    expect(parsed.units[0]!.episodes.map((e) => e.content)).toEqual(["good one", "good two"]);
+    expect(parsed.episodes.map((e) => e.content)).toEqual(["good one", "good two"]);
     expect(parsed.bad.map((b) => b.where)).toEqual(["chat.jsonl:2", "chat.jsonl:3"]);
   });
 
@@ -82,14 +87,14 @@ describe("ingest formats", () => {
   ];
 
   test("LoCoMo (detected): sessions in order with their dates, photos as text, dia_ids kept", () => {
-    const { format, units } = parseSourceText(JSON.stringify(locomo), "locomo.json");
+    const { format, sessions, episodes } = parseSourceText(JSON.stringify(locomo), "locomo.json");
     expect(format).toBe("locomo");
-    expect(units[0]!.sessions.map((s) => [s.id, iso(s.startedAt as number)])).toEqual([
+    expect(sessions.map((s) => [s.id, iso(s.startedAt)])).toEqual([
       ["conv-x/session_1", "2023-05-08T13:56:00.000Z"],
       ["conv-x/session_2", "2023-06-03T09:00:00.000Z"],
     ]);
-    expect(units[0]!.episodes[0]).toMatchObject({ speaker: "Ann", content: "Look at this! [shares a photo of a dog on a beach]", metadata: { dia_id: "D1:1" }, seq: 0 });
-    expect(units[0]!.episodes.map((e) => e.metadata?.dia_id)).toEqual(["D1:1", "D1:2", "D2:1"]);
+    expect(episodes[0]).toMatchObject({ speaker: "Ann", content: "Look at this! [shares a photo of a dog on a beach]", metadata: { dia_id: "D1:1" }, seq: 0 });
+    expect(episodes.map((e) => e.metadata.dia_id)).toEqual(["D1:1", "D1:2", "D2:1"]);
   });
 
   test("LoCoMo: a turn without text is an error naming its place", async () => {
@@ -109,10 +114,9 @@ describe("ingest formats", () => {
         answer_session_ids: ["sess-a"],
       },
     ];
-    const { format, units } = parseSourceText(JSON.stringify(lme), "lme.json");
+    const { format, episodes } = parseSourceText(JSON.stringify(lme), "lme.json");
     expect(format).toBe("longmemeval");
-    expect(units[0]!.key).toBe("q1");
-    expect(units[0]!.episodes.map((e) => [e.sessionId, e.seq, e.role, iso(e.occurredAt as number)])).toEqual([
+    expect(episodes.map((e) => [e.sessionId, e.seq, e.role, iso(e.occurredAt)])).toEqual([
       ["sess-a", 0, "user", "2023-05-20T02:21:00.000Z"],
       ["sess-a", 1, "assistant", "2023-05-20T02:21:00.000Z"],
       ["sess-b", 0, "user", "2023-05-21T10:00:00.000Z"],
@@ -132,9 +136,9 @@ describe("ingest formats", () => {
         ],
       },
     ];
-    const { format, units } = parseSourceText(JSON.stringify(beam), "chat.json", { session: "beam-1" });
+    const { format, episodes } = parseSourceText(JSON.stringify(beam), "chat.json", { session: "beam-1" });
     expect(format).toBe("beam");
-    expect(units[0]!.episodes.map((e) => [e.sessionId, e.content, iso(e.occurredAt as number), e.metadata?.id])).toEqual([
+    expect(episodes.map((e) => [e.sessionId, e.content, iso(e.occurredAt), e.metadata.id])).toEqual([
       ["beam-1/batch-1/1", "Plan my week", "2024-03-15T00:00:00.000Z", 0],
       ["beam-1/batch-1/1", "Sure.", "2024-03-15T00:00:00.000Z", 1],
     ]);
@@ -158,11 +162,11 @@ describe("Markdown and text chunks", () => {
   const doc = ["# Guide", "", "Intro.", "", "## Install", "", "Run the installer.", "", "```sh", "# not a heading", "```", "", "## Use", "", "Open it."].join("\n");
 
   test("split at headings, code fences respected, heading path in front", () => {
-    const { units, format } = parseSourceText(doc, "guide.md");
+    const { episodes, format } = parseSourceText(doc, "guide.md");
     expect(format).toBe("markdown");
-    expect(units[0]!.episodes.map((e) => e.content)).toEqual(["Guide\n\nIntro.", "Guide > Install\n\nRun the installer.\n\n```sh\n# not a heading\n```", "Guide > Use\n\nOpen it."]);
-    expect(units[0]!.episodes.every((e) => e.kind === "chunk" && e.sessionId === "guide.md")).toBe(true);
-    expect(units[0]!.episodes[1]!.metadata).toMatchObject({ headings: ["Guide", "Install"], lines: [7, 11] });
+    expect(episodes.map((e) => e.content)).toEqual(["Guide\n\nIntro.", "Guide > Install\n\nRun the installer.\n\n```sh\n# not a heading\n```", "Guide > Use\n\nOpen it."]);
+    expect(episodes.every((e) => e.kind === "chunk" && e.sessionId === "guide.md")).toBe(true);
+    expect(episodes[1]!.metadata).toMatchObject({ headings: ["Guide", "Install"], lines: [7, 11] });
   });
 
   test("long sections become overlapping chunks of bounded size; text files ignore #", () => {
@@ -174,8 +178,8 @@ describe("Markdown and text chunks", () => {
       const previousTail = chunks[i - 1]!.text.slice(-40);
       expect(chunks[i]!.text.includes(previousTail.slice(previousTail.indexOf(" ") + 1))).toBe(true);
     }
-    const { units } = parseSourceText("# not a heading\n\nbody", "notes.txt");
-    expect(units[0]!.episodes[0]!.content).toBe("# not a heading\n\nbody");
+    const { episodes } = parseSourceText("# not a heading\n\nbody", "notes.txt");
+    expect(episodes[0]!.content).toBe("# not a heading\n\nbody");
   });
 
   test("an unknown --format is refused", async () => {
