@@ -101,7 +101,7 @@ import { readMetadata } from "./metadata.ts";
 import { initSchema, readSchemaVersion } from "./schema.ts";
 import { GllamError } from "./errors.ts";
 import { readStats, type StoreStats } from "./stats.ts";
-import { Store, type StoreOptions } from "./store.ts";
+import { Store, type BusyWaitOptions, type StoreOptions } from "./store.ts";
 import {
   checkpointWAL,
   startWALCheckpointManager,
@@ -129,6 +129,10 @@ export type GllamOptions = StoreOptions & {
   pddlDomainsDir?: string | null;
   /** Called on open when the stored vectors come from another model than the embedder (seed: vector space drift). */
   onEmbeddingDrift?: (check: EmbeddingModelCheck) => void;
+  /** How long a write waits while another process writes (default 60 s), then E_BUSY. */
+  busyTimeoutMs?: number;
+  /** Called once by each write that has to wait for another process's write. */
+  onBusyWait?: BusyWaitOptions["onWait"];
 };
 
 /**
@@ -167,7 +171,9 @@ export class Gllam {
   static async open(path: string, options: GllamOptions = {}): Promise<Gllam> {
     const store = await Store.open(path, options);
     try {
-      if (!store.readOnly) initSchema(store.db());
+      store.setBusyWait({ timeoutMs: options.busyTimeoutMs, onWait: options.onBusyWait });
+      // Through the Store's transaction, so opening waits for another process's write like any write does.
+      if (!store.readOnly) store.transaction(() => initSchema(store.db()));
       else if (readSchemaVersion(store.dbRO()) === 0) throw new GllamError("E_NOT_FOUND", `${store.path} holds no GLLAM memory yet`);
     } catch (error) {
       store.close();

@@ -1,7 +1,9 @@
 import { Database } from "bun:sqlite";
+import * as v from "valibot";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { describeError, GllamError } from "./errors.ts";
+import { parseInput } from "../memory/parse.ts";
 import { SCHEMA_VERSION, GLLAM_APPLICATION_ID } from "./schema.ts";
 import { loadVecExtension, resolveVecExtension } from "./vec-extension.ts";
 
@@ -30,6 +32,21 @@ const WRITER_PRAGMAS = [
 // Readers map the file (no copy per page read) and cache up to 256 MiB: graph walks touch pages all over it.
 const READER_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 1073741824"];
 
+/** How long a write waits for another process's write transaction (milliseconds, 0 = not at all). */
+export const BusyTimeoutMsSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400_000, "must be at most a day"));
+export const DEFAULT_BUSY_TIMEOUT_MS = 60_000;
+/** Each attempt to take the write lock waits this long inside SQLite's busy handler before the next. */
+const BUSY_SLICE_MS = 1000;
+
+export type BusyWaitOptions = {
+  /** Default 60 s; then the write fails with E_BUSY. */
+  timeoutMs?: number;
+  /** Called once by each write that has to wait for another writer (after its first attempt). */
+  onWait?: (info: { path: string; timeoutMs: number }) => void;
+};
+
+const isBusyError = (error: unknown) => typeof (error as { code?: unknown })?.code === "string" && (error as { code: string }).code.startsWith("SQLITE_BUSY");
+
 /**
  * One SQLite file: a writer connection for every mutation and a read-only connection for every
  * query, both with sqlite-vec loaded. Other processes may hold their own Store on the same file.
@@ -38,6 +55,7 @@ export class Store {
   readonly path: string;
   readonly #writer: Database | undefined;
   readonly #reader: Database;
+  #busy: { timeoutMs: number; onWait?: BusyWaitOptions["onWait"] } = { timeoutMs: DEFAULT_BUSY_TIMEOUT_MS };
 
   private constructor(path: string, writer: Database | undefined, reader: Database) {
     this.path = path;
@@ -78,14 +96,34 @@ export class Store {
     return this.#reader;
   }
 
+  /** How every write transaction waits for another process's (see transaction()). */
+  setBusyWait(options: BusyWaitOptions): void {
+    const timeoutMs = options.timeoutMs === undefined ? DEFAULT_BUSY_TIMEOUT_MS : parseInput(BusyTimeoutMsSchema, options.timeoutMs, "busy timeout");
+    this.#busy = { timeoutMs, onWait: options.onWait };
+    // SQLite's own busy handler waits one slice per attempt; the loop in #begin adds the rest.
+    this.#writer?.run(`PRAGMA busy_timeout = ${Math.min(timeoutMs, BUSY_SLICE_MS)}`);
+  }
+
   /**
    * Runs fn in one IMMEDIATE transaction on the writer; a nested call is a savepoint (undone alone
-   * when fn throws). Savepoints go through cached statements: bun:sqlite's nested transactions
-   * build a wrapper and re-prepare them on every call, which a batch of addEdge calls feels.
+   * when fn throws). While another process holds the write lock, the transaction waits for it (up
+   * to the busy timeout, telling onWait) before fn runs. Savepoints go through cached statements:
+   * bun:sqlite's nested transactions build a wrapper and re-prepare them on every call, which a
+   * batch of addEdge calls feels.
    */
   transaction<T>(fn: () => T): T {
     const db = this.db();
-    if (!db.inTransaction) return db.transaction(fn).immediate();
+    if (!db.inTransaction) {
+      this.#begin(db);
+      try {
+        const result = fn();
+        db.query("COMMIT").run();
+        return result;
+      } catch (error) {
+        if (db.inTransaction) db.query("ROLLBACK").run();
+        throw error;
+      }
+    }
     db.query("SAVEPOINT gllam_nested").run();
     try {
       const result = fn();
@@ -95,6 +133,32 @@ export class Store {
       db.query("ROLLBACK TO gllam_nested").run();
       db.query("RELEASE gllam_nested").run();
       throw error;
+    }
+  }
+
+  /** BEGIN IMMEDIATE, retried while another writer holds the lock; E_BUSY once the busy timeout has passed. */
+  #begin(db: Database): void {
+    const started = Date.now();
+    let announced = false;
+    for (;;) {
+      try {
+        db.query("BEGIN IMMEDIATE").run();
+        return;
+      } catch (error) {
+        if (!isBusyError(error)) throw error;
+        const waited = Date.now() - started;
+        const { timeoutMs, onWait } = this.#busy;
+        if (waited >= timeoutMs) {
+          throw new GllamError(
+            "E_BUSY",
+            `${this.path}: another process kept the database locked for ${(waited / 1000).toFixed(1)} s; gave up waiting (raise --busy-timeout or $GLLAM_BUSY_TIMEOUT)`,
+          );
+        }
+        if (!announced) onWait?.({ path: this.path, timeoutMs });
+        announced = true;
+        // SQLite's busy handler already slept on this attempt; a short pause keeps a timeout of 0 from spinning.
+        Bun.sleepSync(Math.min(10, timeoutMs - waited));
+      }
     }
   }
 

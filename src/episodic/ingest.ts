@@ -19,8 +19,14 @@ import type { BadRecord, FormatName, IngestUnit } from "./formats/source.ts";
 import { fileBlocks } from "./formats/text-lines.ts";
 import { advanceIngestJob, claimIngestJob, listUnfinishedIngests, type IngestJob, type IngestJobState, type UnfinishedIngest } from "./ingest-jobs.ts";
 
-/** Episodes per write transaction: a few hundred ms of work, the longest another writer waits. */
-export const CHUNK = 2000;
+/** Episodes per write transaction: about half a second of work, the longest another writer waits (smaller chunks rewrite the indexes more often). */
+export const CHUNK = 5000;
+/**
+ * The writer's page cache during an ingest, in KiB (SQLite's negative cache_size). The engine's
+ * 256 MiB cache serves graph walks; an ingest appends, and with it memory would grow by that much
+ * whatever the file's size.
+ */
+const INGEST_CACHE_KIB = 32 * 1024;
 /** Bad records listed per file (all are counted). */
 const MAX_LISTED_BAD = 1000;
 
@@ -55,7 +61,7 @@ export type IngestFileOptions = ReadSourceOptions & {
   skipBad?: boolean;
 };
 export type IngestOptions = IngestFileOptions & {
-  /** Checkpointed after every chunk, so the WAL stays near one chunk's size. */
+  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL near a chunk's size). */
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
@@ -159,7 +165,6 @@ async function writeFile(store: Store, file: CheckedFile, options: IngestOptions
       if (job) advanceIngestJob(db, job, state, last);
     });
     onChunk(batch.episodes.length);
-    options.walCheckpoints?.tick();
     batch = { sessions: [], episodes: [] };
   };
   const source = openSource(file.path, () => fileBlocks(file.path), options);
@@ -192,9 +197,17 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  for (const file of checked) {
-    files.push(await writeFile(store, file, options, (episodes) => onProgress?.((done += episodes), total, file.path)));
-    await breathe();
+  const db = store.db();
+  const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
+  db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
+  try {
+    for (const file of checked) {
+      files.push(await writeFile(store, file, options, (episodes) => onProgress?.((done += episodes), total, file.path)));
+      options.walCheckpoints?.tick();
+      await breathe();
+    }
+  } finally {
+    db.run(`PRAGMA cache_size = ${cacheSize}`);
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseSourceDate } from "../../src/episodic/formats/dates.ts";
-import { findJsonErrorOffset } from "../../src/episodic/formats/json-text.ts";
+import { findJsonErrorOffset, nestsDeeperThan } from "../../src/episodic/formats/json-text.ts";
 import { chunkDocument } from "../../src/episodic/formats/markdown.ts";
 import { openSourceBytes, type ReadSourceOptions } from "../../src/episodic/formats/read-source.ts";
 import { collectSource } from "../../src/episodic/ingest.ts";
@@ -184,5 +184,75 @@ describe("Markdown and text chunks", () => {
 
   test("an unknown --format is refused", async () => {
     await expectGllamError(() => parseSourceText("x", "a.txt", { format: "csv" as never }), "E_BAD_INPUT", /unknown format "csv"/);
+  });
+});
+
+describe("records are checked at parse time against the episode schema (what the table would refuse)", () => {
+  const line = (record: Record<string, unknown>) => JSON.stringify({ session_id: "s", content: "fine", ...record });
+
+  test("fractional epoch seconds (Python's time.time()) and fractional ms are rounded to whole ms", () => {
+    const text = [line({ timestamp: 1714557600.123456 }), line({ timestamp: "1714557600.5" }), line({ timestamp: 1714557600123.6 })].join("\n");
+    expect(parseSourceText(text, "c.jsonl").episodes.map((e) => e.occurredAt)).toEqual([1714557600123, 1714557600500, 1714557600124]);
+  });
+
+  test.each([
+    [{ timestamp: 1e20 }, /c\.jsonl:1: unreadable timestamp 100000000000000000000/],
+    [{ timestamp: "2023-02-30" }, /c\.jsonl:1: unreadable timestamp "2023-02-30"/],
+    [{ seq: 2 ** 63 }, /c\.jsonl:1: seq: must be a whole number below 2\^53/],
+    [{ seq: 1.5 }, /c\.jsonl:1: seq: must be a whole number below 2\^53/],
+    [{ content: "x".repeat(1_000_001) }, /c\.jsonl:1: content: must be at most 1,000,000 characters/],
+    [{ content: "\u0000\u0001\u0007" }, /c\.jsonl:1: content: must not be empty/],
+    [{ metadata: JSON.parse(`${'{"a":'.repeat(100)}1${"}".repeat(100)}`) }, /c\.jsonl:1: metadata: must not nest deeper than 64 levels/],
+    [{ session_id: "s".repeat(600) }, /c\.jsonl:1: sessionId: Invalid length/],
+  ])("%#: a value only the table refused is a bad record named file:line", async (record, message) => {
+    await expectGllamError(() => parseSourceText(`${line({})}\n${line(record)}`.split("\n").reverse().join("\n"), "c.jsonl"), "E_BAD_INPUT", message);
+    const skipped = parseSourceText(`${line({ content: "kept" })}\n${line(record)}`, "c.jsonl", { skipBad: true });
+    expect(skipped.episodes.map((e) => e.content)).toEqual(["kept"]);
+    expect(skipped.bad.map((b) => b.where)).toEqual(["c.jsonl:2"]);
+  });
+
+  test("metadata nested five million deep is a coded error, not a stack overflow", async () => {
+    const depth = 5_000_000;
+    const text = `{"content": "x", "metadata": {"a": ${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+    await expectGllamError(() => parseSourceText(text, "deep.jsonl"), "E_BAD_INPUT", /deep\.jsonl:1: JSON nested deeper than 65 levels/);
+  });
+
+  test("nesting is checked without parsing (strings skipped)", () => {
+    expect(nestsDeeperThan('{"a": "[[[[[[", "b": [[1]]}', 3)).toBe(false);
+    expect(nestsDeeperThan('{"a": "\\"[[[[", "b": [[[1]]]}', 3)).toBe(true);
+  });
+
+  test("a syntax error deep inside nested JSON has a real position", async () => {
+    const depth = 200_000;
+    const text = `[${"[".repeat(depth)}1,]${"]".repeat(depth)}`;
+    await expectGllamError(() => parseSourceText(text, "deep.json", { format: "locomo" }), "E_BAD_INPUT", new RegExp(`deep\\.json:1:${depth + 4}: invalid JSON`));
+  });
+
+  test("control characters are cleaned out of content (and so out of its identity)", () => {
+    expect(parseSourceText(line({ content: "a\u0000b\u0008c\td" }), "c.jsonl").episodes[0]!.content).toBe("abc\td");
+  });
+
+  test("impossible dates in the JSON formats are unreadable, not rolled over", async () => {
+    const lme = [{ question_id: "q", haystack_session_ids: ["s"], haystack_dates: ["2023/02/30 (Thu) 10:00"], haystack_sessions: [[{ role: "user", content: "hi" }]] }];
+    await expectGllamError(() => parseSourceText(JSON.stringify(lme), "lme.json"), "E_BAD_INPUT", /lme\.json: \[0\]\.haystack_dates\[0\]: unreadable date "2023\/02\/30 \(Thu\) 10:00"/);
+  });
+
+  test("a BEAM chat without --session is named by its file's base name and content, wherever the file is", () => {
+    const beam = JSON.stringify([{ batch_number: 1, time_anchor: "March-15-2024", turns: [[{ role: "user", id: 0, content: "Plan my week" }]] }]);
+    const here = parseSourceText(beam, "/data/a/chat.json").episodes[0]!.sessionId;
+    expect(here).toMatch(/^chat\.json#[0-9a-f]{12}\/batch-1\/1$/);
+    expect(parseSourceText(beam, "/elsewhere/b/chat.json").episodes[0]!.sessionId).toBe(here);
+    expect(parseSourceText(beam.replace("week", "month"), "/data/a/chat.json").episodes[0]!.sessionId).not.toBe(here);
+  });
+
+  test("binary data and invalid UTF-8: refused as not text, or a bad record naming the byte offset", async () => {
+    const random = new Uint8Array(3000).map((_, i) => (i * 2654435761) >>> 24);
+    for (const name of ["r.md", "r.txt", "r.bin", "r.jsonl", "r.json"]) {
+      await expectGllamError(() => collectSource(openSourceBytes(random, name)), "E_BAD_INPUT", /not text/);
+    }
+    const latin1 = new Uint8Array([...new TextEncoder().encode('{"content": "ok"}\n{"content": "caf'), 0xe9, ...new TextEncoder().encode('"}\n')]);
+    await expectGllamError(() => collectSource(openSourceBytes(latin1, "l.jsonl")), "E_BAD_INPUT", /l\.jsonl:2: invalid UTF-8 at byte 34/);
+    expect(collectSource(openSourceBytes(latin1, "l.jsonl"), true).bad).toEqual([{ where: "l.jsonl:2", problem: "invalid UTF-8 at byte 34" }]);
+    await expectGllamError(() => collectSource(openSourceBytes(latin1, "l.json", { format: "beam" })), "E_BAD_INPUT", /l\.json: invalid UTF-8 at byte 34/);
   });
 });

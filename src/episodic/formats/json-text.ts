@@ -104,6 +104,23 @@ export function findJsonErrorOffset(text: string): number {
   }
 }
 
+/**
+ * Whether a JSON text nests deeper than `limit` (strings skipped), scanning no further than that:
+ * parsing millions of levels takes seconds, and nothing so deep is kept anyway.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** Parses JSON, or throws E_BAD_INPUT naming where:line:col and the problem. */
 export function parseJsonText(text: string, where: string): unknown {
   try {

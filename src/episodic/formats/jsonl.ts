@@ -4,11 +4,15 @@
  * the line's position within its session. Read line by line: memory does not grow with the file.
  */
 import { basename } from "node:path";
+import { MAX_JSON_DEPTH } from "../../memory/types.ts";
 import { parseSourceDate } from "./dates.ts";
+import { nestsDeeperThan } from "./json-text.ts";
 import { isRecord, textField, type ParseOptions, type SourceRecord } from "./source.ts";
 import type { TextLine } from "./text-lines.ts";
 
 const ROLES = new Set(["user", "assistant", "system", "tool"]);
+/** A line this long may nest deep enough to take seconds to parse: its depth is checked first. */
+const DEPTH_CHECK_CHARS = 64 * 1024;
 
 export function* parseJsonl(lines: Iterable<TextLine>, options: ParseOptions): Generator<SourceRecord> {
   const nextSeq = new Map<string, number>();
@@ -21,6 +25,11 @@ export function* parseJsonl(lines: Iterable<TextLine>, options: ParseOptions): G
     }
     const line = item.text.trim();
     if (!line) continue;
+    // A record is one level above its metadata.
+    if (line.length > DEPTH_CHECK_CHARS && nestsDeeperThan(line, MAX_JSON_DEPTH + 1)) {
+      yield { where, problem: `JSON nested deeper than ${MAX_JSON_DEPTH + 1} levels` };
+      continue;
+    }
     let record: unknown;
     try {
       record = JSON.parse(line);
