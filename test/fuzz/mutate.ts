@@ -3,6 +3,7 @@
  * over bytes, text and JSON values. Generic: it knows nothing of any format, so every parser's
  * fuzz test can derive its inputs from its own seeds.
  */
+import { seededRandom } from "../../src/bench/random.ts";
 
 export type Rng = {
   /** A float in [0, 1). */
@@ -13,18 +14,10 @@ export type Rng = {
   chance(p: number): boolean;
 };
 
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
+/** The project's seeded generator (mulberry32): the same sequence for the same seed on every machine. */
 export function createRng(seed: number): Rng {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { next, int, pick: (items) => items[int(items.length)]!, chance: (p) => next() < p };
+  const random = seededRandom(seed);
+  return { next: random.next, int: random.int, pick: (items) => items[random.int(items.length)]!, chance: (p) => random.next() < p };
 }
 
 const encoder = new TextEncoder();

@@ -8,16 +8,19 @@ import { findInvalidUtf8, notTextReason } from "./text-bytes.ts";
 
 export const BLOCK_BYTES = 1 << 20;
 
-/** A line of text (without its line break), or why line `line` could not be read. */
-export type TextLine = { line: number; text: string; cut?: true } | { line: number; problem: string };
+/** A line of text (without its line break; or a piece of an over-long one), or why line `line` could not be read. */
+export type TextLine = { line: number; text: string } | { line: number; problem: string };
 
-/** A file's bytes in blocks; each call reads the file again. */
+/**
+ * A file's bytes in blocks; each call reads the file again. One buffer serves every block (a fresh
+ * one each would leave a gigabyte of garbage behind a gigabyte file), so a reader that keeps bytes
+ * past the next block copies them.
+ */
 export function* fileBlocks(path: string, blockBytes = BLOCK_BYTES): Generator<Uint8Array> {
   const fd = openSync(path, "r");
+  const buffer = new Uint8Array(blockBytes);
   try {
     for (;;) {
-      // A fresh buffer per block: a reader may keep a piece of the last one (an unfinished line).
-      const buffer = new Uint8Array(blockBytes);
       const read = readSync(fd, buffer, 0, blockBytes, null);
       if (read === 0) return;
       yield buffer.subarray(0, read);
@@ -61,7 +64,7 @@ export function readWholeText(blocks: Iterable<Uint8Array>, file: string, maxByt
   for (const block of textBlocks(blocks, file)) {
     size += block.length;
     if (size > maxBytes) throw new GllamError("E_BAD_INPUT", `${file} is over ${maxBytes} bytes; JSON files are read whole, so larger ones are not ingested`);
-    parts.push(block);
+    parts.push(block.slice());
   }
   if (parts.length === 0) return "";
   const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
@@ -135,12 +138,11 @@ export function* readTextLines(blocks: Iterable<Uint8Array>, options: ReadLinesO
         while (data.length > options.maxLineBytes) {
           let cut = options.maxLineBytes;
           while (cut > 1 && (data[cut]! & 0xc0) === 0x80) cut--;
-          const piece = decodeLine(data.subarray(0, cut), at, line + 1);
-          yield "text" in piece ? { ...piece, cut: true } : piece;
+          yield decodeLine(data.subarray(0, cut), at, line + 1);
           at += cut;
           data = data.subarray(cut);
         }
-        carry = data;
+        carry = data.slice();
         carryOffset = at;
         continue;
       }
@@ -148,13 +150,14 @@ export function* readTextLines(blocks: Iterable<Uint8Array>, options: ReadLinesO
     const data = concat(carry, block.subarray(start));
     const dataOffset = carry.length > 0 ? carryOffset : blockOffset + start;
     const last = data.lastIndexOf(0x0a);
+    // The unfinished line is copied: the block's buffer is read into again.
     if (last < 0) {
-      carry = data;
+      carry = data.slice();
       carryOffset = dataOffset;
       continue;
     }
     yield* decodeLinesSafely(data.subarray(0, last), dataOffset);
-    carry = data.subarray(last + 1);
+    carry = data.slice(last + 1);
     carryOffset = dataOffset + last + 1;
   }
   if (carry.length > 0) yield decodeOne(carry, carryOffset);
