@@ -116,6 +116,10 @@ export class Store {
     if (!db.inTransaction) {
       this.#begin(db);
       try {
+        // A statement that reads the file checks its schema cookie and reloads the schema if another
+        // process changed it (a new vec0 table, say): preparing an INSERT into an FTS5-indexed table
+        // against the stale schema fails with "no such table" instead.
+        db.query("SELECT 1 FROM sqlite_schema LIMIT 1").get();
         const result = fn();
         db.query("COMMIT").run();
         return result;

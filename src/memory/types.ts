@@ -23,7 +23,7 @@ export const TimestampSchema = v.pipe(
     const value = dataset.value;
     const ms = typeof value === "number" ? toEpochMs(value) : value instanceof Date ? toEpochMs(value.getTime()) : parseIsoTimestamp(value);
     if (ms !== undefined) return ms;
-    addIssue({ message: "must be a real date within years -271821..275760 (epoch ms, Date or ISO-8601 string)" });
+    addIssue({ message: "must be a valid date within years -271821..275760 (epoch ms, Date or ISO-8601 string)" });
     return NEVER;
   }),
 );

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { Gllam } from "../../src/engine/gllam.ts";
 import { Store } from "../../src/engine/store.ts";
+import { tinyEmbedder } from "../semantic/fixtures.ts";
 import { initSchema } from "../../src/engine/schema.ts";
 import { expectGllamError, makeTempDir, REPO_ROOT, runGllam } from "../helpers.ts";
 
@@ -80,4 +82,14 @@ describe("a write transaction waits for another process's", () => {
     expect(await new Response(waited.stdout).text()).toMatch(/inserted link/);
     await longer.exited;
   });
+});
+
+test("a write after another connection changed the schema (its first static vectors) sees the new schema", async () => {
+  const path = join(dir, "schema-change.db");
+  const first = await Gllam.open(path, { embedder: tinyEmbedder });
+  const second = await Gllam.open(path, { embedder: tinyEmbedder });
+  first.addEpisodes([{ sessionId: "s", seq: 0, content: "written first, with the file's first static vectors" }]);
+  expect(second.addEpisodes([{ sessionId: "s", seq: 1, content: "written second" }]).inserted).toBe(1);
+  first.close();
+  second.close();
 });

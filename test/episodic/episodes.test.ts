@@ -44,8 +44,8 @@ describe("episodic store", () => {
   });
 
   test.each([
-    ["a time past a Date's range", { occurredAt: 1e20 }, /occurredAt: must be a real date/],
-    ["an impossible day", { occurredAt: "2023-02-30" }, /occurredAt: must be a real date/],
+    ["a time past a Date's range", { occurredAt: 1e20 }, /occurredAt: must be a valid date/],
+    ["an impossible day", { occurredAt: "2023-02-30" }, /occurredAt: must be a valid date/],
     ["seq at 2^63", { seq: 2 ** 63 }, /seq: must be a whole number below 2\^53/],
     ["content over 1,000,000 characters", { content: "x".repeat(1_000_001) }, /content: must be at most 1,000,000 characters/],
     ["content of control characters only", { content: "\u0000 \u0001" }, /content: must not be empty/],

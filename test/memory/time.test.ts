@@ -43,7 +43,7 @@ describe("TimestampSchema", () => {
   test.each([["2023-02-30"], [1e20], [-1e20], [MAX_EPOCH_MS + 1], [Infinity], ["yesterday"]])("%p is refused", (input) => {
     const result = v.safeParse(TimestampSchema, input);
     expect(result.success).toBe(false);
-    expect(result.issues?.[0]?.message).toMatch(/must be a real date/);
+    expect(result.issues?.[0]?.message).toMatch(/must be a valid date/);
   });
 
   test("NaN and an invalid Date are refused", () => {
