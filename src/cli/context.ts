@@ -1,13 +1,14 @@
 import { createHttpEmbedder } from "../embed/http.ts";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder } from "../embed/embedder.ts";
-import { EmbedderNameSchema, readEnv, type EmbedderName } from "../config/env.ts";
+import { BusyTimeoutSecondsSchema, EmbedderNameSchema, readEnv, type EmbedderName } from "../config/env.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { GllamError } from "../engine/errors.ts";
 import { parseInput, parseScope } from "../memory/parse.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
 import { Gllam } from "../engine/gllam.ts";
+import { DEFAULT_BUSY_TIMEOUT_MS } from "../engine/store.ts";
 import type { EmbeddingModelCheck } from "../semantic/node-vectors.ts";
 
 /** What `--embedder` means when nobody names one: the tiers that measured best (README, Embeddings). */
@@ -27,6 +28,11 @@ export const globalArgs = {
     valueHint: "name",
   },
   config: { type: "string", description: "Agentic memory config JSON (default: $GLLAM_CONFIG, else the shipped one)", valueHint: "path" },
+  "busy-timeout": {
+    type: "string",
+    description: "Seconds a write waits while another process writes to the file, then fails (default: $GLLAM_BUSY_TIMEOUT, else 60)",
+    valueHint: "seconds",
+  },
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
@@ -36,7 +42,7 @@ export const scopeArg = { type: "string", description: "Memory scope (default: d
 /** The --scope flag's value as every layer reads it (ScopeSchema: trimmed, checked), or an error naming --scope. */
 export const scopeOf = (args: { scope?: string }): string => parseScope(args.scope, "--scope");
 
-export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; debug?: boolean };
+export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; "busy-timeout"?: string; debug?: boolean };
 
 export type ChosenTiers = { name: EmbedderName; embedder: Embedder; staticEmbedder?: StaticEmbedder };
 
@@ -87,6 +93,21 @@ export type EngineMode = ({ readOnly: true } | { create: boolean }) & {
 export const formatDriftWarning = (check: EmbeddingModelCheck) =>
   `gllam: warning: stored vectors come from ${check.previousModel}, the active embedder is ${check.activeModel}; vector search is refused until \`gllam reembed\` re-embeds them`;
 
+/** The busy wait of flags over environment: seconds, and one line on stderr (at most every 10 s) while waiting. */
+export function busyWaitOptions(args: GlobalArgs, env = readEnv()): { busyTimeoutMs: number | undefined; onBusyWait: () => void } {
+  const seconds = args["busy-timeout"] === undefined ? env.GLLAM_BUSY_TIMEOUT : parseInput(BusyTimeoutSecondsSchema, args["busy-timeout"], "--busy-timeout");
+  const busyTimeoutMs = seconds === undefined ? undefined : Math.round(seconds * 1000);
+  let said = 0;
+  return {
+    busyTimeoutMs,
+    onBusyWait: () => {
+      if (Date.now() - said < 10_000) return;
+      said = Date.now();
+      process.stderr.write(`gllam: waiting for another writer (up to ${(busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS) / 1000} s)...\n`);
+    },
+  };
+}
+
 /**
  * Opens the engine the way every command does: flags over environment over defaults. A drifted
  * embedder is not refused here (it is warned about): each operation that compares vectors refuses
@@ -104,6 +125,7 @@ export async function openEngine(args: GlobalArgs, mode: EngineMode): Promise<Gl
     staticEmbedder: tiers.staticEmbedder,
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
     onEmbeddingDrift: quietDrift ? undefined : (check) => console.error(formatDriftWarning(check)),
+    ...busyWaitOptions(args, env),
   });
 }
 
