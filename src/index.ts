@@ -1,6 +1,6 @@
 /** GLLAM's public library API. */
 export { Gllam, type GllamOptions } from "./gllam/gllam.ts";
-export { Store, type StoreOptions } from "./engine/store.ts";
+export { Store, type StoreOptions, type BusyWaitOptions, DEFAULT_BUSY_TIMEOUT_MS } from "./engine/store.ts";
 export { GllamError, isGllamError, type GllamErrorCode } from "./engine/errors.ts";
 export { SCHEMA_VERSION } from "./engine/schema.ts";
 export type { CheckpointMode, CheckpointResult, WALCheckpointManager, WALCheckpointOptions } from "./engine/wal.ts";
@@ -11,6 +11,7 @@ export { createHttpEmbedder, type HttpEmbedderOptions } from "./embed/http.ts";
 export { ensureStaticTable, loadStaticEmbedder } from "./embed/static/bundled-table.ts";
 export type { StaticEmbedder } from "./embed/static/static-embedder.ts";
 export type { EmbeddingTiers } from "./retrieval/search-episodes.ts";
+export type { FileIngestReport, IngestFileOptions, IngestProgress, IngestReport } from "./episodic/ingest.ts";
 export { loadSystemPromptsConfig, defaultAgenticMemoryConfig, mergeAgenticMemoryConfig, type AgenticMemoryConfig } from "./config/prompts.ts";
 export { readEnv, type GllamEnv } from "./config/env.ts";
 export type { DirectedLink } from "./semantic/links.ts";

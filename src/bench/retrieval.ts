@@ -17,7 +17,7 @@ import { createPooledEmbedder } from "../embed/worker-pool.ts";
 import { parseJsonText } from "../episodic/formats/json-text.ts";
 import { parseLocomo } from "../episodic/formats/locomo.ts";
 import { parseLongMemEval } from "../episodic/formats/longmemeval.ts";
-import type { IngestUnit } from "../episodic/formats/source.ts";
+import { collectUnits, type IngestUnit } from "../episodic/formats/source.ts";
 import { writeUnits } from "../episodic/ingest.ts";
 import { episodeEmbeddingText, startVectorFiller } from "../episodic/vectors.ts";
 import type { SearchTuning } from "../retrieval/search-episodes.ts";
@@ -99,9 +99,9 @@ const cpuMs = (since?: NodeJS.CpuUsage) => {
 export const defaultVectorCachePath = () => join(homedir(), ".cache", "gllam", "vector-cache.sqlite");
 
 function locomoScenarios(data: unknown, file: string): Scenario[] {
-  const units = parseLocomo(data, { file });
+  const units = collectUnits(parseLocomo(data, { file }));
   const samples = data as { sample_id: string; qa: { question: string; evidence?: string[]; category: number }[] }[];
-  return units.units.map((unit) => {
+  return units.map((unit) => {
     const sample = samples.find((s) => s.sample_id === unit.key)!;
     const known = new Set(unit.episodes.map((e) => String(e.metadata?.dia_id)));
     const questions = sample.qa.flatMap((qa) => {
@@ -116,7 +116,7 @@ function locomoScenarios(data: unknown, file: string): Scenario[] {
 
 function longMemEvalScenarios(data: unknown, file: string): Scenario[] {
   const questions = data as { question_id: string; question_type: string; question: string; answer_session_ids: string[] }[];
-  const units = parseLongMemEval(data, { file }).units;
+  const units = collectUnits(parseLongMemEval(data, { file }));
   return units.flatMap((unit) => {
     const question = questions.find((q) => q.question_id === unit.key)!;
     if (question.question_id.endsWith("_abs")) return [];

@@ -4,7 +4,7 @@
  * so every command parses them the same way.
  */
 
-export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--config"];
+export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--config", "--busy-timeout"];
 
 export function normalizeArgv(argv: string[]): string[] {
   const args = [...argv];

@@ -16,6 +16,11 @@ export const globalArgs = {
     valueHint: "name",
   },
   config: { type: "string", description: "Agentic memory config JSON (default: $GLLAM_CONFIG, else the shipped one)", valueHint: "path" },
+  "busy-timeout": {
+    type: "string",
+    description: "Seconds a write waits while another process writes to the file, then fails (default: $GLLAM_BUSY_TIMEOUT, else 60)",
+    valueHint: "seconds",
+  },
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
@@ -25,10 +30,16 @@ export const scopeArg = { type: "string", description: "Memory scope (default: d
 /** The --scope flag's value as every layer reads it (ScopeSchema: trimmed, checked), or an error naming --scope. */
 export const scopeOf = (args: { scope?: string }): string => parseScope(args.scope, "--scope");
 
-export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; debug?: boolean };
+export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; "busy-timeout"?: string; debug?: boolean };
 
 /** The settings the global flags give (the environment and defaults fill the rest when memory opens). */
-export const settingsOf = (args: GlobalArgs): GllamSettings => ({ db: args.db, embeddingsServer: args["embeddings-server"], embedder: args.embedder, config: args.config });
+export const settingsOf = (args: GlobalArgs): GllamSettings => ({
+  db: args.db,
+  embeddingsServer: args["embeddings-server"],
+  embedder: args.embedder,
+  config: args.config,
+  busyTimeout: args["busy-timeout"],
+});
 
 /** Runs fn with memory open as the flags say, and always closes it. */
 export function withEngine<T>(args: GlobalArgs, mode: OpenMode, fn: (gllam: Gllam) => Promise<T>): Promise<T> {

@@ -16,9 +16,19 @@ export const EMBEDDER_NAMES = ["static", "model", "http"] as const;
 export type EmbedderName = (typeof EMBEDDER_NAMES)[number];
 export const EmbedderNameSchema = v.picklist(EMBEDDER_NAMES, `must be one of ${EMBEDDER_NAMES.join(", ")}`);
 
+/** Seconds a write waits for another process's write (`--busy-timeout`, $GLLAM_BUSY_TIMEOUT): 0 to a day. */
+export const BusyTimeoutSecondsSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.nonEmpty("must be a number of seconds"),
+  v.toNumber("must be a number of seconds"),
+  v.minValue(0, "must not be negative"),
+  v.maxValue(86_400, "must be at most 86400 (a day)"),
+);
+
 /**
  * The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY /
- * GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE).
+ * GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT).
  */
 export const EnvSchema = v.object({
   DATABASE_PATH: OptionalText,
@@ -34,6 +44,7 @@ export const EnvSchema = v.object({
   GLLAM_CONFIG: OptionalText,
   GLLAM_EMBEDDER: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), EmbedderNameSchema)),
   GLLAM_STATIC_TABLE: OptionalText,
+  GLLAM_BUSY_TIMEOUT: v.optional(BusyTimeoutSecondsSchema),
 });
 export type GllamEnv = v.InferOutput<typeof EnvSchema>;
 

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   "E_SCHEMA_NEWER", // the database was written by a newer GLLAM
   "E_CANNOT_OPEN", // the database file or its folder cannot be opened or created
   "E_READ_ONLY", // a write was attempted through a read-only handle
+  "E_BUSY", // another process kept the write lock longer than the busy timeout
   "E_EXTENSION", // sqlite-vec could not be loaded
   "E_EMBEDDER_UNREACHABLE", // an embeddings server did not answer
   "E_EMBEDDER_RESPONSE", // an embeddings server answered with something unusable

@@ -2,6 +2,8 @@ import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 import { checkWritable, inspectFile, isMemoryPath, MEMORY_PATH, openConnection, openReader } from "./connections.ts";
 import { GllamError } from "./errors.ts";
+import * as v from "valibot";
+import { parseInput } from "../memory/parse.ts";
 import { resolveVecExtension } from "./vec-extension.ts";
 
 export type StoreOptions = {
@@ -10,6 +12,21 @@ export type StoreOptions = {
   /** Open only the read handle: nothing in the file can change, nothing is created beside it (default false). */
   readOnly?: boolean;
 };
+
+/** How long a write waits for another process's write transaction (milliseconds, 0 = not at all). */
+export const BusyTimeoutMsSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400_000, "must be at most a day"));
+export const DEFAULT_BUSY_TIMEOUT_MS = 60_000;
+/** Each attempt to take the write lock waits this long inside SQLite's busy handler before the next. */
+const BUSY_SLICE_MS = 1000;
+
+export type BusyWaitOptions = {
+  /** Default 60 s; then the write fails with E_BUSY. */
+  timeoutMs?: number;
+  /** Called once by each write that has to wait for another writer (after its first attempt). */
+  onWait?: (info: { path: string; timeoutMs: number }) => void;
+};
+
+const isBusyError = (error: unknown) => typeof (error as { code?: unknown })?.code === "string" && (error as { code: string }).code.startsWith("SQLITE_BUSY");
 
 /**
  * One SQLite file: a writer connection for every mutation and a read-only connection for every
@@ -20,6 +37,7 @@ export class Store {
   readonly #writer: Database | undefined;
   readonly #reader: Database;
   readonly #beforeCommit = new Set<() => void>();
+  #busy: { timeoutMs: number; onWait?: BusyWaitOptions["onWait"] } = { timeoutMs: DEFAULT_BUSY_TIMEOUT_MS };
 
   private constructor(path: string, writer: Database | undefined, reader: Database) {
     this.path = path;
@@ -74,21 +92,38 @@ export class Store {
     return this.#reader;
   }
 
+  /** How every write transaction waits for another process's (see transaction()). */
+  setBusyWait(options: BusyWaitOptions): void {
+    const timeoutMs = options.timeoutMs === undefined ? DEFAULT_BUSY_TIMEOUT_MS : parseInput(BusyTimeoutMsSchema, options.timeoutMs, "busy timeout");
+    this.#busy = { timeoutMs, onWait: options.onWait };
+    // SQLite's own busy handler waits one slice per attempt; the loop in #begin adds the rest.
+    this.#writer?.run(`PRAGMA busy_timeout = ${Math.min(timeoutMs, BUSY_SLICE_MS)}`);
+  }
+
   /**
    * Runs fn in one IMMEDIATE transaction on the writer; a nested call is a savepoint (undone alone
-   * when fn throws). Savepoints go through cached statements: bun:sqlite's nested transactions
-   * build a wrapper and re-prepare them on every call, which a batch of addEdge calls feels.
+   * when fn throws). While another process holds the write lock, the transaction waits for it (up
+   * to the busy timeout, telling onWait) before fn runs. Savepoints go through cached statements:
+   * bun:sqlite's nested transactions build a wrapper and re-prepare them on every call, which a
+   * batch of addEdge calls feels.
    */
   transaction<T>(fn: () => T): T {
     const db = this.db();
     if (!db.inTransaction) {
-      return db
-        .transaction(() => {
-          const result = fn();
-          for (const hook of this.#beforeCommit) hook();
-          return result;
-        })
-        .immediate();
+      this.#begin(db);
+      try {
+        // A statement that reads the file checks its schema cookie and reloads the schema if another
+        // process changed it (a new vec0 table, say): preparing an INSERT into an FTS5-indexed table
+        // against the stale schema fails with "no such table" instead.
+        db.query("SELECT 1 FROM sqlite_schema LIMIT 1").get();
+        const result = fn();
+        for (const hook of this.#beforeCommit) hook();
+        db.query("COMMIT").run();
+        return result;
+      } catch (error) {
+        if (db.inTransaction) db.query("ROLLBACK").run();
+        throw error;
+      }
     }
     db.query("SAVEPOINT gllam_nested").run();
     try {
@@ -110,6 +145,32 @@ export class Store {
   beforeCommit(hook: () => void): () => void {
     this.#beforeCommit.add(hook);
     return () => this.#beforeCommit.delete(hook);
+  }
+
+  /** BEGIN IMMEDIATE, retried while another writer holds the lock; E_BUSY once the busy timeout has passed. */
+  #begin(db: Database): void {
+    const started = Date.now();
+    let announced = false;
+    for (;;) {
+      try {
+        db.query("BEGIN IMMEDIATE").run();
+        return;
+      } catch (error) {
+        if (!isBusyError(error)) throw error;
+        const waited = Date.now() - started;
+        const { timeoutMs, onWait } = this.#busy;
+        if (waited >= timeoutMs) {
+          throw new GllamError(
+            "E_BUSY",
+            `${this.path}: another process kept the database locked for ${(waited / 1000).toFixed(1)} s; gave up waiting (raise --busy-timeout or $GLLAM_BUSY_TIMEOUT)`,
+          );
+        }
+        if (!announced) onWait?.({ path: this.path, timeoutMs });
+        announced = true;
+        // SQLite's busy handler already slept on this attempt; a short pause keeps a timeout of 0 from spinning.
+        Bun.sleepSync(Math.min(10, timeoutMs - waited));
+      }
+    }
   }
 
   close(): void {

@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { selectByIds } from "../engine/sql.ts";
-import { parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
+import { checkInput, parseInput, parseJsonColumn, parseScope } from "../memory/parse.ts";
 import {
   EpisodeInputSchema,
   SessionInputSchema,
@@ -20,8 +20,13 @@ import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { linkEpisodeMentions } from "./mentions.ts";
 import { writeStaticVectors } from "./static-vectors.ts";
 
-type ParsedEpisode = ReturnType<typeof parseEpisode>;
+export type ParsedEpisode = ReturnType<typeof parseEpisode>;
+export type ParsedSession = ReturnType<typeof parseSession>;
 const parseEpisode = (input: EpisodeInput, where: string) => parseInput(EpisodeInputSchema, input, where);
+
+/** An episode as it would be stored, or what is wrong with it (the schema's limits are the table's). */
+export const checkEpisode = (input: unknown) => checkInput(EpisodeInputSchema, input);
+export const checkSession = (input: unknown) => checkInput(SessionInputSchema, input);
 
 /**
  * Identity of an episode for idempotent ingest: the same turn (session, position, speaker, text,
@@ -62,7 +67,7 @@ export function parseEpisodes(inputs: EpisodeInput[], options: AddEpisodesOption
     sessions: (options.sessions ?? []).map((input, i) => parseInput(SessionInputSchema, input, `${where} session ${i}`)),
   };
 }
-export type ParsedBatch = { episodes: ParsedEpisode[]; sessions: ReturnType<typeof parseSession>[] };
+export type ParsedBatch = { episodes: ParsedEpisode[]; sessions: ParsedSession[] };
 
 export type InsertEpisodesOptions = {
   now?: number;
@@ -118,7 +123,7 @@ export function addEpisodes(store: Store, inputs: EpisodeInput[], options: AddEp
   return store.transaction(() => insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder }));
 }
 
-function upsertSession(db: Database, session: ReturnType<typeof parseSession>, now: number): void {
+function upsertSession(db: Database, session: ParsedSession, now: number): void {
   db.query(
     `INSERT INTO sessions (scope, id, title, started_at, ended_at, source_id, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (scope, id) DO UPDATE SET

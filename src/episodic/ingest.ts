@@ -1,65 +1,237 @@
 /**
- * `gllam ingest`: files parsed whole (every record checked) before anything is written, then each
- * file written in one transaction, so a file is either all in or not at all.
+ * `gllam ingest` in two passes over the files, each streamed (memory does not grow with a file):
+ * 1. every file is read and every record checked against the episode schema, nothing written, so
+ *    a bad record fails the command before any file is stored (or, with skipBad, is listed);
+ * 2. each file is written in transactions of CHUNK episodes, so other writers wait at most one
+ *    chunk. A file of one chunk is all-or-nothing by its transaction; a larger one is written under
+ *    an ingest job (ingest-jobs.ts) that the same ingest resumes after a kill or a failure.
  */
+import { basename, resolve } from "node:path";
+import * as v from "valibot";
+import { describeError, GllamError } from "../engine/errors.ts";
 import type { Store } from "../engine/store.ts";
 import type { WALCheckpointManager } from "../engine/wal.ts";
+import { ScopeSchema } from "../memory/types.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
-import { insertEpisodes, parseEpisodes } from "./episodes.ts";
-import { readSourceFile, type ReadSourceOptions } from "./formats/read-source.ts";
+import { checkEpisode, checkSession, insertEpisodes, parseEpisodes, type ParsedBatch, type ParsedEpisode, type ParsedSession } from "./episodes.ts";
+import { openSource, statSourceFile, type FileIdentity, type ReadSourceOptions, type Source } from "./formats/read-source.ts";
 import type { BadRecord, FormatName, IngestUnit } from "./formats/source.ts";
+import { fileBlocks } from "./formats/text-lines.ts";
+import { advanceIngestJob, claimIngestJob, listUnfinishedIngests, type IngestJob, type IngestJobState, type UnfinishedIngest } from "./ingest-jobs.ts";
 
-export type FileIngestReport = { path: string; format: FormatName; units: number; episodes: number; inserted: number; duplicates: number; mentions: number; bad: BadRecord[] };
-export type IngestReport = { files: FileIngestReport[]; episodes: number; inserted: number; duplicates: number; seconds: number };
+/** Episodes per write transaction: about half a second of work, the longest another writer waits (smaller chunks rewrite the indexes more often). */
+export const CHUNK = 5000;
+/**
+ * The writer's page cache during an ingest, in KiB (SQLite's negative cache_size). The engine's
+ * 256 MiB cache serves graph walks; an ingest appends, and with it memory would grow by that much
+ * whatever the file's size.
+ */
+const INGEST_CACHE_KIB = 32 * 1024;
+/** Bad records listed per file (all are counted). */
+const MAX_LISTED_BAD = 1000;
+
+export type FileIngestReport = {
+  path: string;
+  format: FormatName;
+  /** Episodes in the file (those skipped as bad not counted). */
+  episodes: number;
+  /** Stored by this run; duplicates were stored already. */
+  inserted: number;
+  duplicates: number;
+  mentions: number;
+  /** The first MAX_LISTED_BAD bad records (skipBad), and how many there were. */
+  bad: BadRecord[];
+  badCount: number;
+  /** Episodes an interrupted earlier run of this ingest had gone through (0 when not resumed). */
+  resumedAt: number;
+};
+export type IngestReport = {
+  files: FileIngestReport[];
+  episodes: number;
+  inserted: number;
+  duplicates: number;
+  seconds: number;
+  /** Other files whose ingest stopped part-way (see ingest-jobs.ts): run it again to finish them. */
+  unfinished: UnfinishedIngest[];
+};
 export type IngestProgress = (done: number, total: number, file: string) => void;
 
-/** Episodes written per statement batch inside a file's transaction (progress granularity). */
-const SLICE = 5000;
-
-export type WriteUnitsOptions = { staticEmbedder?: StaticEmbedder; onSlice?: (written: number) => void };
-
-/** Validates, then writes units in one transaction; returns counts. Shared by `gllam ingest` and the benchmarks. */
-export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): Omit<FileIngestReport, "path" | "format" | "bad"> {
-  const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
-  const db = store.db();
-  return store.transaction(() => {
-    const totals = { units: units.length, episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
-    for (const batch of batches) {
-      for (let i = 0; i < Math.max(1, batch.episodes.length); i += SLICE) {
-        const slice = batch.episodes.slice(i, i + SLICE);
-        const result = insertEpisodes(db, { episodes: slice, sessions: i === 0 ? batch.sessions : [] }, { staticEmbedder: options.staticEmbedder });
-        totals.episodes += slice.length;
-        totals.inserted += result.inserted;
-        totals.duplicates += result.duplicates;
-        totals.mentions += result.mentions;
-        options.onSlice?.(slice.length);
-      }
-    }
-    return totals;
-  });
-}
-
-export type IngestOptions = ReadSourceOptions & {
-  /** Checkpointed after every file, so the WAL stays near one file's transaction however many files there are. */
+export type IngestFileOptions = ReadSourceOptions & {
+  /** List bad records and keep the rest, instead of failing on the first. */
+  skipBad?: boolean;
+};
+export type IngestOptions = IngestFileOptions & {
+  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL near a chunk's size). */
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
-  /** Gives new episodes static vectors in their file's transaction. */
+  /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
 };
 
+type ValidRecord = { session: ParsedSession } | { episode: ParsedEpisode };
+
+/** A source's records checked against the schemas: a bad one fails, or with skipBad goes to onBad and is left out. */
+function* validRecords(source: Source, skipBad: boolean, onBad: (bad: BadRecord) => void = () => {}): Generator<ValidRecord> {
+  const report = (where: string, problem: string) => {
+    if (!skipBad) throw new GllamError("E_BAD_INPUT", `${where}: ${problem}`);
+    onBad({ where, problem });
+  };
+  for (const record of source.records()) {
+    if ("problem" in record) {
+      report(record.where, record.problem);
+    } else if ("session" in record) {
+      const checked = checkSession(record.session);
+      if (checked.ok) yield { session: checked.value };
+      else report(record.where, `session: ${checked.problem}`);
+    } else {
+      const checked = checkEpisode(record.episode);
+      if (checked.ok) yield { episode: checked.value };
+      else report(record.where, checked.problem);
+    }
+  }
+}
+
+export type CollectedSource = { format: FormatName; sessions: ParsedSession[]; episodes: ParsedEpisode[]; bad: BadRecord[] };
+
+/** Every record of a source, checked as ingest checks them, held in memory (small sources: tests, fuzzing). */
+export function collectSource(source: Source, skipBad = false): CollectedSource {
+  const collected: CollectedSource = { format: "text", sessions: [], episodes: [], bad: [] };
+  for (const record of validRecords(source, skipBad, (bad) => collected.bad.push(bad))) {
+    if ("session" in record) collected.sessions.push(record.session);
+    else collected.episodes.push(record.episode);
+  }
+  collected.format = source.format!;
+  return collected;
+}
+
+/** What pass 1 learnt about a file. */
+type CheckedFile = { path: string; format: FormatName; identity: FileIdentity; sha256: string; episodes: number; bad: BadRecord[]; badCount: number };
+
+/** A turn of the event loop: timers (the WAL checkpoint manager's) and progress output run. */
+const breathe = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Pass 1: reads a file through, checking every record and hashing the bytes; writes nothing. */
+async function checkFile(path: string, options: IngestFileOptions): Promise<CheckedFile> {
+  const identity = statSourceFile(path);
+  const hasher = new Bun.CryptoHasher("sha256");
+  const source = openSource(path, function* () {
+    for (const block of fileBlocks(path)) {
+      hasher.update(block);
+      yield block;
+    }
+  }, options);
+  const bad: BadRecord[] = [];
+  let badCount = 0;
+  let episodes = 0;
+  for (const record of validRecords(source, options.skipBad === true, (record) => badCount++ < MAX_LISTED_BAD && bad.push(record))) {
+    if ("episode" in record && ++episodes % CHUNK === 0) await breathe();
+  }
+  return { path, format: source.format!, identity, sha256: hasher.digest("hex"), episodes, bad, badCount };
+}
+
+/** Pass 2: writes a checked file chunk by chunk (under a job when it takes more than one). */
+async function writeFile(store: Store, file: CheckedFile, options: IngestOptions, onChunk: (episodes: number) => void): Promise<FileIngestReport> {
+  const now = statSourceFile(file.path);
+  if (now.size !== file.identity.size || now.mtimeMs !== file.identity.mtimeMs) {
+    throw new GllamError("E_BAD_INPUT", `${file.path} changed while it was being ingested; nothing from it was written (run the ingest again)`);
+  }
+  const db = store.db();
+  const job: IngestJob | undefined =
+    file.episodes > CHUNK
+      ? store.transaction(() =>
+          claimIngestJob(db, {
+            path: resolve(file.path),
+            name: basename(file.path),
+            sha256: file.sha256,
+            format: file.format,
+            scope: v.parse(ScopeSchema, options.scope),
+            session: options.session ?? null,
+            episodes: file.episodes,
+          }),
+        )
+      : undefined;
+  const resumedAt = job?.state.done ?? 0;
+  const state: IngestJobState = { ...(job?.state ?? { done: 0, inserted: 0, duplicates: 0, mentions: 0 }) };
+  const counts = { inserted: 0, duplicates: 0, mentions: 0 };
+  let batch: ParsedBatch = { sessions: [], episodes: [] };
+  let seen = 0;
+  const commit = (last: boolean) => {
+    if (batch.episodes.length === 0 && batch.sessions.length === 0 && !(last && job)) return;
+    store.transaction(() => {
+      const result = insertEpisodes(db, batch, { staticEmbedder: options.staticEmbedder });
+      counts.inserted += result.inserted;
+      counts.duplicates += result.duplicates;
+      counts.mentions += result.mentions;
+      Object.assign(state, { done: seen, inserted: state.inserted + result.inserted, duplicates: state.duplicates + result.duplicates, mentions: state.mentions + result.mentions });
+      if (job) advanceIngestJob(db, job, state, last);
+    });
+    onChunk(batch.episodes.length);
+    batch = { sessions: [], episodes: [] };
+  };
+  const source = openSource(file.path, () => fileBlocks(file.path), options);
+  try {
+    // Bad records were listed by pass 1; here they are only left out.
+    for (const record of validRecords(source, options.skipBad === true)) {
+      if ("session" in record) batch.sessions.push(record.session);
+      else if (++seen > resumedAt) batch.episodes.push(record.episode);
+      if (batch.episodes.length >= CHUNK) {
+        commit(false);
+        await breathe();
+      }
+    }
+    commit(true);
+  } catch (error) {
+    if (!job || !(error instanceof GllamError)) throw error;
+    throw new GllamError(
+      error.code,
+      `${file.path}: stopped after ${state.done} of ${file.episodes} episodes (${describeError(error)}); run the same ingest again to finish it (nothing is stored twice)`,
+      { cause: error },
+    );
+  }
+  return { path: file.path, format: file.format, episodes: file.episodes, ...counts, bad: file.bad, badCount: file.badCount, resumedAt };
+}
+
 export async function ingestFiles(store: Store, paths: string[], options: IngestOptions = {}, onProgress?: IngestProgress): Promise<IngestReport> {
   const started = performance.now();
-  // Parse everything first: a bad file fails the command before any file is written.
-  const parsed = await Promise.all(paths.map(async (path) => ({ path, source: await readSourceFile(path, options) })));
-  const total = parsed.reduce((n, { source }) => n + source.units.reduce((m, unit) => m + unit.episodes.length, 0), 0);
+  const checked: CheckedFile[] = [];
+  for (const path of paths) checked.push(await checkFile(path, options));
+  const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  for (const { path, source } of parsed) {
-    const counts = writeUnits(store, source.units, { staticEmbedder: options.staticEmbedder, onSlice: (written) => onProgress?.((done += written), total, path) });
-    files.push({ path, format: source.format, ...counts, bad: source.bad });
-    options.walCheckpoints?.tick();
-    // A turn of the event loop between files: timers (the checkpoint manager's too) and progress output run.
-    await new Promise((resolve) => setImmediate(resolve));
+  const db = store.db();
+  const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
+  db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
+  try {
+    for (const file of checked) {
+      files.push(await writeFile(store, file, options, (episodes) => onProgress?.((done += episodes), total, file.path)));
+      options.walCheckpoints?.tick();
+      await breathe();
+    }
+  } finally {
+    db.run(`PRAGMA cache_size = ${cacheSize}`);
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
-  return { files, episodes: sum("episodes"), inserted: sum("inserted"), duplicates: sum("duplicates"), seconds: (performance.now() - started) / 1000 };
+  return {
+    files,
+    episodes: sum("episodes"),
+    inserted: sum("inserted"),
+    duplicates: sum("duplicates"),
+    seconds: (performance.now() - started) / 1000,
+    unfinished: listUnfinishedIngests(store.dbRO()),
+  };
+}
+
+export type WriteUnitsOptions = { staticEmbedder?: StaticEmbedder };
+
+/** Validates, then writes units, one transaction each (the benchmarks' conversations); returns counts. */
+export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): { episodes: number; inserted: number; duplicates: number; mentions: number } {
+  const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
+  const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
+  for (const batch of batches) {
+    const result = store.transaction(() => insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder }));
+    totals.episodes += batch.episodes.length;
+    totals.inserted += result.inserted;
+    totals.duplicates += result.duplicates;
+    totals.mentions += result.mentions;
+  }
+  return totals;
 }

@@ -29,8 +29,7 @@ import {
   type AddEpisodesResult,
   type SessionSummary,
 } from "../episodic/episodes.ts";
-import { ingestFiles, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
-import type { ReadSourceOptions } from "../episodic/formats/read-source.ts";
+import { ingestFiles, type IngestFileOptions, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
 import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
@@ -70,6 +69,7 @@ import {
 } from "../semantic/node-vectors.ts";
 import { ensureNodeNamed, findNearMissNodes, findNodesByName, readNode, upsertNode, type NearMiss, type UpsertNodeResult } from "../semantic/nodes.ts";
 import { maintainNodeStaticVectors } from "../semantic/node-static-vectors.ts";
+import { staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { seedSampleMemory, type SeedReport } from "../semantic/sample.ts";
 import { lookUpName, nodeNamed, recordFact, type FactStatement, type NameLookup, type RecordedFact } from "../semantic/record-fact.ts";
 import { rememberTurns, type TurnInput } from "../episodic/remember.ts";
@@ -105,7 +105,7 @@ import { readMetadata } from "../engine/metadata.ts";
 import { initSchema, readSchemaVersion } from "../engine/schema.ts";
 import { GllamError } from "../engine/errors.ts";
 import { readStats, type StoreStats } from "../engine/stats.ts";
-import { Store, type StoreOptions } from "../engine/store.ts";
+import { Store, type BusyWaitOptions, type StoreOptions } from "../engine/store.ts";
 import {
   checkpointWAL,
   startWALCheckpointManager,
@@ -139,6 +139,10 @@ export type GllamOptions = StoreOptions & {
   pddlDomainsDir?: string | null;
   /** Called on open when the stored vectors come from another model than the embedder (seed: vector space drift). */
   onEmbeddingDrift?: (check: EmbeddingModelCheck) => void;
+  /** How long a write waits while another process writes (default 60 s), then E_BUSY. */
+  busyTimeoutMs?: number;
+  /** Called once by each write that has to wait for another process's write. */
+  onBusyWait?: BusyWaitOptions["onWait"];
 };
 
 /**
@@ -177,7 +181,9 @@ export class Gllam {
   static async open(path: string, options: GllamOptions = {}): Promise<Gllam> {
     const store = await Store.open(path, options);
     try {
-      if (!store.readOnly) initSchema(store.db());
+      store.setBusyWait({ timeoutMs: options.busyTimeoutMs, onWait: options.onBusyWait });
+      // Through the Store's transaction, so opening waits for another process's write like any write does.
+      if (!store.readOnly) store.transaction(() => initSchema(store.db()));
       else if (readSchemaVersion(store.dbRO()) === 0) throw new GllamError("E_NOT_FOUND", `${store.path} holds no GLLAM memory yet`);
     } catch (error) {
       store.close();
@@ -482,10 +488,11 @@ export class Gllam {
   }
 
   /**
-   * Parses every file first, then writes each in one transaction (`gllam ingest`). The WAL
-   * checkpoint manager runs meanwhile (this engine's, else one for the ingest), so it stays bounded.
+   * Checks every record of every file first, then writes each file in chunked transactions
+   * (`gllam ingest`; see episodic/ingest.ts). The WAL checkpoint manager runs meanwhile (this
+   * engine's, else one for the ingest), so it stays bounded.
    */
-  async ingestFiles(paths: string[], options?: ReadSourceOptions, onProgress?: IngestProgress): Promise<IngestReport> {
+  async ingestFiles(paths: string[], options?: IngestFileOptions, onProgress?: IngestProgress): Promise<IngestReport> {
     await this.#ensureStaticTier();
     const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
     try {
@@ -493,6 +500,12 @@ export class Gllam {
     } finally {
       own?.stop();
     }
+  }
+
+  /** The static tier's state in this file: ready, empty (no static vectors yet), or drift (another table's); undefined without a static tier. */
+  staticTierState(): StaticTierState | undefined {
+    const tier = this.staticEmbedder;
+    return tier && staticTierState(this.store.dbRO(), tier);
   }
 
   /** Links every episode of a scope to the nodes it mentions (after nodes were added). */

@@ -4,7 +4,7 @@
  * tiers are chosen here once, so every face embeds the same way.
  */
 import * as v from "valibot";
-import { EmbedderNameSchema, readEnv, type EmbedderName, type GllamEnv } from "../config/env.ts";
+import { BusyTimeoutSecondsSchema, EmbedderNameSchema, readEnv, type EmbedderName, type GllamEnv } from "../config/env.ts";
 import { loadSystemPromptsConfig } from "../config/prompts.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import { createHttpEmbedder } from "../embed/http.ts";
@@ -14,6 +14,7 @@ import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { GllamError } from "../engine/errors.ts";
 import { parseInput } from "../memory/parse.ts";
 import type { EmbeddingModelCheck } from "../semantic/node-vectors.ts";
+import { DEFAULT_BUSY_TIMEOUT_MS } from "../engine/store.ts";
 import { Gllam } from "./gllam.ts";
 
 /** What the embedder setting means when nobody names one: the tiers that measured best (README, Embeddings). */
@@ -28,6 +29,8 @@ export const GllamSettingsSchema = v.object({
   embedder: v.optional(v.pipe(v.string(), v.toLowerCase(), EmbedderNameSchema)),
   /** The agentic memory config JSON ($GLLAM_CONFIG, else the shipped one). */
   config: v.optional(v.string()),
+  /** Seconds a write waits while another process writes ($GLLAM_BUSY_TIMEOUT, else 60). */
+  busyTimeout: v.optional(v.union([v.number(), v.string()])),
 });
 export type GllamSettings = v.InferInput<typeof GllamSettingsSchema>;
 
@@ -107,7 +110,24 @@ export async function openGllam(settings: GllamSettings, mode: OpenMode, notices
     staticEmbedder: tiers.staticEmbedder,
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
     onEmbeddingDrift: quietDrift ? undefined : (check) => notices.warn(formatDriftWarning(check)),
+    ...busyWait(settings, env, notices),
   });
+}
+
+/** The busy wait of the settings over the environment, said at most every 10 s while a write waits. */
+function busyWait(settings: GllamSettings, env: GllamEnv, notices: Notices): { busyTimeoutMs: number | undefined; onBusyWait: () => void } {
+  const given = settings.busyTimeout === undefined ? undefined : parseInput(BusyTimeoutSecondsSchema, String(settings.busyTimeout), "busy timeout (--busy-timeout)");
+  const seconds = given ?? env.GLLAM_BUSY_TIMEOUT;
+  const busyTimeoutMs = seconds === undefined ? undefined : Math.round(seconds * 1000);
+  let said = 0;
+  return {
+    busyTimeoutMs,
+    onBusyWait: () => {
+      if (Date.now() - said < 10_000) return;
+      said = Date.now();
+      notices.warn(`gllam: waiting for another writer (up to ${(busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS) / 1000} s)...`);
+    },
+  };
 }
 
 /** Runs fn with memory open and always closes it. */

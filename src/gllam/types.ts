@@ -10,3 +10,5 @@ export type { RecallResult } from "../retrieval/recall.ts";
 export { writeOutputFile } from "../engine/files.ts";
 export type { StoreStats } from "../engine/stats.ts";
 export type { SleepCycleReport } from "../maintenance/sleep-cycle.ts";
+export type { IngestReport } from "../episodic/ingest.ts";
+export { FORMAT_NAMES } from "../episodic/formats/source.ts";

@@ -4,9 +4,15 @@ import { ScopeSchema } from "./types.ts";
 
 /** Parses a boundary value, or throws E_BAD_INPUT naming the field and the problem. */
 export function parseInput<const S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+  const checked = checkInput(schema, input);
+  if (checked.ok) return checked.value;
+  throw new GllamError("E_BAD_INPUT", `invalid ${what}: ${checked.problem}`);
+}
+
+/** Parses a boundary value: its output, or the problem (fields and reasons), for callers that list bad records. */
+export function checkInput<const S extends v.GenericSchema>(schema: S, input: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; problem: string } {
   const result = v.safeParse(schema, input);
-  if (result.success) return result.output;
-  throw new GllamError("E_BAD_INPUT", `invalid ${what}: ${describeIssues(result.issues)}`);
+  return result.success ? { ok: true, value: result.output } : { ok: false, problem: describeIssues(result.issues) };
 }
 
 /**

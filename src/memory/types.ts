@@ -4,16 +4,28 @@
  * to epoch milliseconds); rows are what the layer modules read back (SQL aliases give camelCase).
  */
 import * as v from "valibot";
+import { parseIsoTimestamp, toEpochMs } from "./time.ts";
 
 // ------------------------------------------------------------------ shared pieces
 
-const MAX_TEXT = 1_000_000;
+/** Longest text (episode content, caveats, recipes) in characters. */
+export const MAX_TEXT = 1_000_000;
+/** Deepest nesting of a metadata object: deeper JSON cannot be written back (the encoder recurses). */
+export const MAX_JSON_DEPTH = 64;
 
-/** Epoch milliseconds from a number, a Date or an ISO-8601 string. */
+/**
+ * Whole epoch milliseconds from a number (fractions rounded), a Date or an ISO-8601 string (no
+ * zone = UTC; an impossible day is refused), within the range a Date can hold.
+ */
 export const TimestampSchema = v.pipe(
-  v.union([v.pipe(v.number(), v.finite()), v.date(), v.pipe(v.string(), v.nonEmpty())]),
-  v.transform((value) => (typeof value === "number" ? value : new Date(value).getTime())),
-  v.check((ms) => Number.isFinite(ms), "must be a valid date (epoch ms, Date or ISO-8601 string)"),
+  v.union([v.number(), v.date(), v.pipe(v.string(), v.nonEmpty())]),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const value = dataset.value;
+    const ms = typeof value === "number" ? toEpochMs(value) : value instanceof Date ? toEpochMs(value.getTime()) : parseIsoTimestamp(value);
+    if (ms !== undefined) return ms;
+    addIssue({ message: "must be a valid date within years -271821..275760 (epoch ms, Date or ISO-8601 string)" });
+    return NEVER;
+  }),
 );
 
 /** The scope every call without one reads and writes. */
@@ -38,10 +50,27 @@ export const ScopeSchema = v.optional(
   ),
   DEFAULT_SCOPE,
 );
+
+/** How deep a JSON value nests (a scalar is 0), counted without recursion and stopping past `limit`. */
+export function jsonDepth(value: unknown, limit = Infinity): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 export const IdSchema = v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty"), v.maxLength(500));
 const TextSchema = v.pipe(v.string(), v.maxLength(MAX_TEXT));
 const RequiredTextSchema = v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty"), v.maxLength(MAX_TEXT));
-export const JsonObjectSchema = v.record(v.string(), v.unknown());
+export const JsonObjectSchema = v.pipe(
+  v.record(v.string(), v.unknown()),
+  v.check((value) => jsonDepth(value, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must not nest deeper than ${MAX_JSON_DEPTH} levels`),
+);
 const CountSchema = v.pipe(v.number(), v.integer(), v.minValue(0));
 export const TrustWeightSchema = v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(1000));
 /** snake_case relationship names (binds_to, has_state); input is trimmed and lower-cased. */
@@ -230,14 +259,28 @@ export const SessionRowSchema = v.object({
 });
 export type SessionRow = v.InferOutput<typeof SessionRowSchema>;
 
+/** Control characters other than tab and line breaks carry nothing a reader or a search can use. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/**
+ * One turn or chunk. Every limit the episodes table enforces is checked here (so a file's bad
+ * record is found before anything is written, and addEpisodes refuses what ingest refuses): whole
+ * ms times in a Date's range, seq a safe integer, content cleaned of control characters, then
+ * non-empty and at most MAX_TEXT characters, metadata at most MAX_JSON_DEPTH deep.
+ */
 export const EpisodeInputSchema = v.object({
   scope: ScopeSchema,
   kind: v.optional(v.picklist(["turn", "chunk"]), "turn"),
   sessionId: IdSchema,
-  seq: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  role: v.optional(v.string(), ""),
-  speaker: v.optional(v.string(), ""),
-  content: RequiredTextSchema,
+  seq: v.pipe(v.number(), v.safeInteger("must be a whole number below 2^53"), v.minValue(0)),
+  role: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
+  speaker: v.optional(v.pipe(v.string(), v.maxLength(500)), ""),
+  content: v.pipe(
+    v.string(),
+    v.maxLength(MAX_TEXT, `must be at most ${MAX_TEXT.toLocaleString("en")} characters`),
+    v.transform((text) => text.replace(CONTROL_CHARACTERS, "").trim()),
+    v.nonEmpty("must not be empty (after removing control characters and outer spaces)"),
+  ),
   occurredAt: v.optional(TimestampSchema),
   sourceId: v.optional(IdSchema),
   metadata: v.optional(JsonObjectSchema, {}),

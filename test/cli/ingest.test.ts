@@ -56,6 +56,18 @@ describe("gllam ingest", () => {
     expect(skipped.stdout).toMatch(/skipped .*bad\.jsonl:2: invalid JSON/);
   });
 
+  test("--wait says when it also embeds episodes queued before this ingest", () => {
+    const queued = join(dir, "queued.db");
+    expect(runGllam(["ingest", chat, "--db", queued]).stdout).toContain("3 episodes await model vectors");
+    const more = join(dir, "more.jsonl");
+    writeFileSync(more, JSON.stringify({ session_id: "more", speaker: "Cy", content: "The museum opens at nine." }));
+    const out = runGllam(["ingest", more, "--db", queued, "--wait"]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("also embedding 3 episodes queued before this ingest");
+    expect(out.stdout).toMatch(/embedded 4 episodes/);
+    expect(runGllam(["ingest", chat, "--db", queued, "--wait"]).stdout).not.toContain("also embedding");
+  });
+
   test("bad flags and missing files are clear errors", () => {
     expect(runGllam(["ingest", chat, "--db", db, "--format", "csv"]).stderr).toMatch(/invalid --format: .*must be one of auto, jsonl/);
     expect(runGllam(["ingest", join(dir, "none.jsonl"), "--db", db]).stderr).toMatch(/cannot read .*none\.jsonl: no such file \[E_NOT_FOUND\]/);

@@ -43,6 +43,27 @@ describe("episodic store", () => {
     gllam.close();
   });
 
+  test.each([
+    ["a time past a Date's range", { occurredAt: 1e20 }, /occurredAt: must be a valid date/],
+    ["an impossible day", { occurredAt: "2023-02-30" }, /occurredAt: must be a valid date/],
+    ["seq at 2^63", { seq: 2 ** 63 }, /seq: must be a whole number below 2\^53/],
+    ["content over 1,000,000 characters", { content: "x".repeat(1_000_001) }, /content: must be at most 1,000,000 characters/],
+    ["content of control characters only", { content: "\u0000 \u0001" }, /content: must not be empty/],
+    ["metadata nested 100 deep", { metadata: JSON.parse(`${'{"a":'.repeat(100)}1${"}".repeat(100)}`) }, /metadata: must not nest deeper than 64 levels/],
+  ])("addEpisodes refuses %s as ingest does, before writing (E_BAD_INPUT, not a SQLite error)", async (_, change, message) => {
+    const gllam = await openTempGllam(dir);
+    await expectGllamError(() => gllam.addEpisodes([turns[0]!, { ...turns[1]!, ...change }]), "E_BAD_INPUT", message);
+    expect(gllam.getRecentEpisodes(10)).toEqual([]);
+    gllam.close();
+  });
+
+  test("a fractional time is stored as whole milliseconds", async () => {
+    const gllam = await openTempGllam(dir);
+    const { ids } = gllam.addEpisodes([{ ...turns[0]!, occurredAt: 1714557600123.456 }]);
+    expect(gllam.getRecentEpisodes(1)[0]).toMatchObject({ id: ids[0], occurredAt: 1714557600123 });
+    gllam.close();
+  });
+
   test("recent episodes, time windows and scopes", async () => {
     const gllam = await openTempGllam(dir);
     gllam.addEpisodes(turns);

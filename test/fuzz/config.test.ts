@@ -5,7 +5,7 @@ import { mergeAgenticMemoryConfig, parseAgenticMemoryConfig, parseSystemPromptsC
 import { GllamError } from "../../src/engine/errors.ts";
 import { computeTrustWeight } from "../../src/semantic/trust.ts";
 import { REPO_ROOT } from "../helpers.ts";
-import { mutateJson, mutateText, seededRandom } from "./mutate.ts";
+import { mutateJson, mutateText, createRng } from "./mutate.ts";
 
 const SEED = 20_250_611;
 const INPUTS = 10_000;
@@ -35,7 +35,7 @@ function attempt(label: string, input: () => string, parse: () => AgenticMemoryC
 }
 
 test(`config loader: ${INPUTS} mutated files (seed ${SEED}) give a valid config or E_CONFIG, nothing else`, () => {
-  const rng = seededRandom(SEED);
+  const rng = createRng(SEED);
   const outcomes = { accepted: 0, refused: 0 };
   for (let i = 0; i < INPUTS; i++) {
     if (i % 2 === 0) {

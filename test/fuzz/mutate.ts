@@ -1,12 +1,24 @@
 /**
  * Deterministic mutations for fuzz tests: the same seed gives the same inputs, so a failure names
  * its seed and input number and reproduces. Text mutations work on characters and tokens; JSON
- * mutations on parsed values.
+ * mutations on parsed values; byte mutations on encoded files.
  */
 import { seededRandom } from "../../src/bench/random.ts";
 
-export { seededRandom };
-export type Rng = ReturnType<typeof seededRandom>;
+export type Rng = {
+  /** A float in [0, 1). */
+  next(): number;
+  /** An integer in [0, n). */
+  int(n: number): number;
+  pick<T>(items: readonly T[]): T;
+  chance(p: number): boolean;
+};
+
+/** The project's seeded generator (mulberry32): the same sequence for the same seed on every machine. */
+export function createRng(seed: number): Rng {
+  const random = seededRandom(seed);
+  return { next: random.next, int: random.int, pick: (items) => items[random.int(items.length)]!, chance: (p) => random.next() < p };
+}
 
 /** Characters parsers care about, and a few they should never see. */
 const SPECIAL = ["(", ")", "[", "]", "{", "}", '"', "'", ",", ":", ";", "-", "?", "=", "\\", "\n", "\r", "\t", " ", "\0", "\uFEFF", "\uD800", "é", "𝔘", "\u202E"];
@@ -76,7 +88,7 @@ export function mutateText(text: string, rng: Rng): string {
   return out;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Stand-ins of every JSON type, for type swaps. */
 const SWAPS: Json[] = [null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 63, "", "x", "\0", "Ünïcödé 𝔘", [], [1, "a"], {}, { a: null }];
@@ -146,4 +158,65 @@ export function mutateJson<T>(value: T, rng: Rng): unknown {
     rng.pick(JSON_OPS)!(container, rng.pick(keys as (string | number)[])!, rng);
   }
   return root.root;
+}
+
+const encoder = new TextEncoder();
+export const toBytes = (text: string): Uint8Array => encoder.encode(text);
+
+/** Bytes that parsers treat specially: NUL, line breaks, quotes, brackets, invalid and partial UTF-8. */
+const INTERESTING_BYTES = [0x00, 0x0a, 0x0d, 0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x23, 0x80, 0xbf, 0xc0, 0xc3, 0xe2, 0xed, 0xf0, 0xf4, 0xff, 0x7f, 0x1b, 0x09];
+/** Text fragments that stress parsers: huge and odd numbers, escapes, nesting, dates, control characters. */
+const INTERESTING_TEXT = [
+  "1e400", "-1e400", "1e20", "9223372036854775808", "18446744073709551616", "1714557600.123456", "-0", "0.0000001", "NaN", "null", "true", "[]", "{}", '""',
+  '"\\u0000"', '"\\ud800"', "\\", '"', "\n", "\r\n", "\u0000", "\u2028", "\ufeff", "2023-02-30", "2024-13-01T25:61:61Z", "31 February 2023", "->-> 1,1",
+  "# ", "```", "\t", " ".repeat(200), "#".repeat(7),
+];
+
+const concat = (...parts: Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+};
+
+/** One random byte-level mutation: flip, set, insert, delete, duplicate, truncate or splice in another input. */
+export function mutateBytes(input: Uint8Array, rng: Rng, others: readonly Uint8Array[] = []): Uint8Array {
+  const at = rng.int(input.length + 1);
+  const [head, tail] = [input.subarray(0, at), input.subarray(at)];
+  switch (rng.int(8)) {
+    case 0: // flip a bit
+    case 1: {
+      // set an interesting byte
+      if (input.length === 0) return input;
+      const copy = input.slice();
+      const i = rng.int(copy.length);
+      copy[i] = rng.chance(0.5) ? copy[i]! ^ (1 << rng.int(8)) : rng.pick(INTERESTING_BYTES);
+      return copy;
+    }
+    case 2: // insert interesting bytes or text
+      return concat(head, rng.chance(0.5) ? new Uint8Array([rng.pick(INTERESTING_BYTES)]) : toBytes(rng.pick(INTERESTING_TEXT)), tail);
+    case 3: // delete a range
+      return concat(head, tail.subarray(1 + rng.int(16)));
+    case 4: // duplicate a range
+      return concat(head, tail.subarray(0, 1 + rng.int(64)), tail);
+    case 5: // truncate
+      return input.slice(0, at);
+    case 6: {
+      // splice: the head of this input, the tail of another
+      const other = others.length > 0 ? rng.pick(others) : input;
+      return concat(head, other.subarray(rng.int(other.length + 1)));
+    }
+    default: // random bytes
+      return concat(head, Uint8Array.from({ length: 1 + rng.int(8) }, () => rng.int(256)), tail);
+  }
+}
+
+/** A mutant of a JSON seed: structural mutations, then (sometimes) 1-3 byte mutations of its text. */
+export function mutateJsonText(seed: Json, rng: Rng, others: readonly Uint8Array[] = []): Uint8Array {
+  let bytes = toBytes(JSON.stringify(mutateJson(seed, rng)) ?? "null");
+  if (rng.chance(0.4)) for (let i = rng.int(3) + 1; i > 0; i--) bytes = mutateBytes(bytes, rng, others);
+  return bytes;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
-import { parseOperationInput, runOperation } from "../../src/gllam/operation.ts";
+import { parseOperationInput, runOperation, type Operation } from "../../src/gllam/operation.ts";
 import { addFact, factHistory, facts, forget, OPERATIONS, plan, recall, remember, stats } from "../../src/gllam/operations.ts";
 import { DELIVERY_DOMAIN, DELIVERY_PROBLEM } from "../planning/fixtures.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
@@ -19,7 +19,7 @@ describe("operation inputs: the one schema every face parses with", () => {
     }
   });
 
-  test.each([
+  test.each<[Operation, unknown, RegExp]>([
     [recall, { query: "  " }, /recall input: query: must not be empty/],
     [recall, { query: "x", k: 0 }, /recall input: k: must be an integer in 1..100/],
     [recall, { query: "x", as_of: "not a date" }, /recall input: as_of: must be a date/],

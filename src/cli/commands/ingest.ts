@@ -1,9 +1,7 @@
 import { progress } from "@clack/prompts";
 import { defineCommand } from "citty";
 import * as v from "valibot";
-import type { IngestReport } from "../../episodic/ingest.ts";
-import { staticTierState } from "../../episodic/static-vectors.ts";
-import { FORMAT_NAMES } from "../../episodic/formats/source.ts";
+import { FORMAT_NAMES, type IngestReport } from "../../gllam/types.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 
@@ -15,9 +13,13 @@ export function formatIngestReport(report: IngestReport): string[] {
     (file) =>
       `${file.path} (${file.format}): ${file.inserted} new, ${file.duplicates} already stored` +
       (file.mentions > 0 ? `, ${file.mentions} entity mentions` : "") +
-      (file.bad.length > 0 ? `, ${file.bad.length} bad records skipped` : ""),
+      (file.badCount > 0 ? `, ${file.badCount} bad records skipped` : "") +
+      (file.resumedAt > 0 ? ` (finished an interrupted ingest that had gone through ${file.resumedAt} of ${file.episodes} episodes)` : ""),
   );
-  for (const file of report.files) for (const bad of file.bad) lines.push(`  skipped ${bad.where}: ${bad.problem}`);
+  for (const file of report.files) {
+    for (const bad of file.bad) lines.push(`  skipped ${bad.where}: ${bad.problem}`);
+    if (file.badCount > file.bad.length) lines.push(`  ... and ${file.badCount - file.bad.length} more bad records`);
+  }
   const rate = report.seconds > 0 ? Math.round(report.episodes / report.seconds) : report.episodes;
   lines.push(`ingested ${report.episodes} episodes from ${report.files.length} file(s) in ${report.seconds.toFixed(2)} s (${rate}/s): ${report.inserted} new, ${report.duplicates} already stored`);
   return lines;
@@ -30,8 +32,8 @@ export const ingestCommand = defineCommand({
     format: { type: "string", description: "auto (default), jsonl, locomo, longmemeval, beam, markdown or text", valueHint: "name" },
     scope: scopeArg,
     session: { type: "string", description: "Session id for markdown/text files and JSONL lines without one", valueHint: "id" },
-    "skip-bad": { type: "boolean", description: "List bad records and keep the rest (default: a bad record fails its file, nothing written)" },
-    wait: { type: "boolean", description: "Give the new episodes model vectors before exiting (default: later, by `gllam reembed` or a running pool; static vectors are always written at once)" },
+    "skip-bad": { type: "boolean", description: "List bad records and keep the rest (default: a bad record fails the command before any file is written)" },
+    wait: { type: "boolean", description: "Give the new episodes model vectors before exiting, and any still queued from earlier ingests (default: later, by `gllam reembed` or a running pool; static vectors are always written at once)" },
     workers: { type: "string", description: "Embedding workers with --wait (default 2)", valueHint: "n" },
     ...globalArgs,
   },
@@ -42,6 +44,7 @@ export const ingestCommand = defineCommand({
     const scope = scopeOf(args);
     return withEngine(args, { create: true, staticTable: true }, async (gllam) => {
       const tty = process.stdout.isTTY === true;
+      const queuedBefore = gllam.countUnembedded();
       let bar: ReturnType<typeof progress> | undefined;
       let reported = 0;
       const report = await gllam
@@ -55,19 +58,27 @@ export const ingestCommand = defineCommand({
           reported = done;
         })
         .catch((error) => {
-          bar?.error("failed: nothing from the failing file was written");
+          bar?.error("failed");
           throw error;
         });
       bar?.stop(`ingested ${report.episodes} episodes`);
       for (const line of formatIngestReport(report)) console.log(line);
+      for (const stopped of report.unfinished) {
+        console.error(
+          `gllam: warning: the ingest of ${stopped.path} stopped after ${stopped.done} of ${stopped.episodes} episodes (last progress ${new Date(stopped.updatedAt).toISOString()}); \`gllam ingest\` of the same file finishes it`,
+        );
+      }
       const staticTier = gllam.staticEmbedder;
-      if (staticTier && staticTierState(gllam.dbRO(), staticTier) === "drift") {
+      if (staticTier && gllam.staticTierState() === "drift") {
         console.log(`no static vectors written: this database holds another static table's (\`gllam reembed\` rebuilds them with ${staticTier.modelVersion})`);
       } else if (staticTier) {
         console.log(`static vectors written at ingest (${staticTier.modelVersion})`);
       }
       if (!gllam.tiers.model) return;
       if (args.wait) {
+        // The pool drains the whole queue: say so when it holds more than this ingest's episodes.
+        const older = Math.min(queuedBefore, Math.max(0, gllam.countUnembedded() - report.inserted));
+        if (older > 0) console.log(`also embedding ${older} episodes queued before this ingest`);
         const filler = gllam.startEmbeddingWorkerPool(workers, 1000, {
           onProgress: (done, remaining) => tty && process.stdout.write(`\rembedded ${done}, ${remaining} to go\x1b[K`),
         });

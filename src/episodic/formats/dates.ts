@@ -1,7 +1,10 @@
 /**
  * Dates as conversation sources write them, to epoch ms. Pure. Dates without a zone are read as
- * UTC so the same file gives the same times on every machine.
+ * UTC so the same file gives the same times on every machine; a day that does not exist
+ * (30 February) is unreadable, never rolled over.
  */
+import { isValidCalendarTime, parseIsoTimestamp, toEpochMs, utcEpochMs } from "../../memory/time.ts";
+
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 
 /** "May", "may", "Sept" -> 0-based month, or -1. */
@@ -11,11 +14,9 @@ export function monthIndex(name: string): number {
   return MONTHS.findIndex((month) => month.startsWith(lower.slice(0, 3)) && month.startsWith(lower === "sept" ? "sep" : lower));
 }
 
-function utc(year: number, month: number, day: number, hour = 0, minute = 0): number | undefined {
-  if (month < 0 || day < 1 || day > 31 || !(hour >= 0 && hour <= 23) || minute > 59) return undefined;
-  const ms = Date.UTC(year, month, day, hour, minute);
-  return new Date(ms).getUTCDate() === day ? ms : undefined;
-}
+/** month is 0-based (as monthIndex gives it). */
+const utc = (year: number, month: number, day: number, hour = 0, minute = 0): number | undefined =>
+  isValidCalendarTime(year, month + 1, day, hour, minute) ? utcEpochMs(year, month + 1, day, hour, minute) : undefined;
 
 const to24h = (hour: number, meridiem: string | undefined) => {
   if (!meridiem) return hour;
@@ -40,23 +41,18 @@ const PATTERNS: { re: RegExp; read(m: RegExpMatchArray): number | undefined }[] 
   // "8 May 2023", "8 May, 2023"
   { re: /^(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]+)\.?,?\s+(\d{4})$/i, read: (m) => utc(+m[3]!, monthIndex(m[2]!), +m[1]!) },
   // ISO-8601 date or date-time (a zone, if given, is honoured)
-  {
-    re: /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/,
-    read: (m) => {
-      const text = m[0].replace(" ", "T");
-      const zoned = /(?:Z|[+-]\d{2}:?\d{2})$/.test(text) || text.length === 10;
-      const ms = Date.parse(zoned ? text : `${text}Z`);
-      return Number.isFinite(ms) ? ms : undefined;
-    },
-  },
+  { re: /^\d{4}-\d{2}-\d{2}(?:[T ].*)?$/, read: (m) => parseIsoTimestamp(m[0]) },
 ];
 
-/** Epoch ms from a source's date text or number (seconds or ms since the epoch); undefined when unreadable. */
+/**
+ * Epoch ms from a source's date text or number: seconds (below 1e11, fractions kept to the ms, as
+ * Python's time.time() writes them) or milliseconds since the epoch; undefined when unreadable.
+ */
 export function parseSourceDate(value: unknown): number | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return value < 1e11 ? value * 1000 : value;
-  if (typeof value !== "string") return undefined;
+  if (typeof value === "number") return toEpochMs(Math.abs(value) < 1e11 ? value * 1000 : value);
+  if (typeof value !== "string" || value.length > 200) return undefined;
   const text = value.trim().replace(/\s+/g, " ");
-  if (/^\d{9,13}$/.test(text)) return parseSourceDate(Number(text));
+  if (/^\d{9,13}(?:\.\d+)?$/.test(text)) return parseSourceDate(Number(text));
   for (const pattern of PATTERNS) {
     const match = text.match(pattern.re);
     if (match) return pattern.read(match);

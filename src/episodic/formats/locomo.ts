@@ -5,23 +5,23 @@
  */
 import type { EpisodeInput } from "../../memory/types.ts";
 import { parseSourceDate } from "./dates.ts";
-import { createBadRecordSink, isRecord, textField, type IngestUnit, type ParseOptions, type ParsedSource } from "./source.ts";
+import { describeValue, isRecord, textField, type ParseOptions, type SourceRecord } from "./source.ts";
 
 export const looksLikeLocomo = (data: unknown) => Array.isArray(data) && isRecord(data[0]) && isRecord(data[0].conversation);
 
-export function parseLocomo(data: unknown, options: ParseOptions): ParsedSource {
-  const sink = createBadRecordSink(options);
+export function* parseLocomo(data: unknown, options: ParseOptions): Generator<SourceRecord> {
   if (!Array.isArray(data)) {
-    sink.report(options.file, "expected a list of LoCoMo samples");
-    return { format: "locomo", units: [], bad: sink.bad };
+    yield { where: options.file, problem: "expected a list of LoCoMo samples" };
+    return;
   }
-  const units: IngestUnit[] = [];
-  data.forEach((sample, s) => {
+  for (const [s, sample] of data.entries()) {
     const where = `${options.file}: [${s}]`;
-    if (!isRecord(sample) || !isRecord(sample.conversation)) return sink.report(where, 'expected {sample_id, conversation: {...}}');
+    if (!isRecord(sample) || !isRecord(sample.conversation)) {
+      yield { where, problem: "expected {sample_id, conversation: {...}}" };
+      continue;
+    }
     const sampleId = textField(sample, "sample_id") ?? `sample-${s}`;
     const conversation = sample.conversation;
-    const unit: IngestUnit = { key: sampleId, sessions: [], episodes: [] };
     const sessionKeys = Object.keys(conversation)
       .filter((key) => /^session_\d+$/.test(key))
       .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)));
@@ -29,23 +29,22 @@ export function parseLocomo(data: unknown, options: ParseOptions): ParsedSource 
       const turns = conversation[key];
       const sessionWhere = `${where}.conversation.${key}`;
       if (!Array.isArray(turns)) {
-        sink.report(sessionWhere, "expected a list of turns");
+        yield { where: sessionWhere, problem: "expected a list of turns" };
         continue;
       }
       const dateText = conversation[`${key}_date_time`];
       const occurredAt = parseSourceDate(dateText);
-      if (dateText !== undefined && occurredAt === undefined) sink.report(`${sessionWhere}_date_time`, `unreadable date ${JSON.stringify(dateText)}`);
+      if (dateText !== undefined && occurredAt === undefined) yield { where: `${sessionWhere}_date_time`, problem: `unreadable date ${describeValue(dateText)}` };
       const sessionId = `${sampleId}/${key}`;
-      unit.sessions.push({ scope: options.scope, id: sessionId, title: `${sampleId} ${key.replace("_", " ")}`, startedAt: occurredAt, metadata: { date: dateText ?? null } });
-      turns.forEach((turn, t) => {
+      const date = typeof dateText === "string" ? dateText : null;
+      yield { where: sessionWhere, unit: sampleId, session: { scope: options.scope, id: sessionId, title: `${sampleId} ${key.replace("_", " ")}`, startedAt: occurredAt, metadata: { date } } };
+      for (const [t, turn] of turns.entries()) {
         const episode = readTurn(turn, t, sessionId, occurredAt, options);
-        if (typeof episode === "string") sink.report(`${sessionWhere}[${t}]`, episode);
-        else unit.episodes.push(episode);
-      });
+        const turnWhere = `${sessionWhere}[${t}]`;
+        yield typeof episode === "string" ? { where: turnWhere, problem: episode } : { where: turnWhere, unit: sampleId, episode };
+      }
     }
-    if (unit.episodes.length > 0) units.push(unit);
-  });
-  return { format: "locomo", units, bad: sink.bad };
+  }
 }
 
 function readTurn(turn: unknown, t: number, sessionId: string, occurredAt: number | undefined, options: ParseOptions): EpisodeInput | string {
