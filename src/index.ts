@@ -64,3 +64,6 @@ export type { TimelineEvent, TimelineLink, TimelineOrder, FirstAnswer, OrderAnsw
 export type { OrderingConstraint, TimePoint } from "./planning/timeline-graph.ts";
 export type { RecipeChain, RecipeChainOptions, RecipeStep } from "./procedural/recipe-chain.ts";
 export type { UpsertProcedureResult } from "./procedural/procedures.ts";
+export { openGllam, withGllam, GllamSettingsSchema, type GllamSettings, type OpenMode } from "./gllam/open.ts";
+export { OPERATIONS } from "./gllam/operations.ts";
+export { parseOperationInput, runOperation, type Operation } from "./gllam/operation.ts";
