@@ -12,6 +12,10 @@ declare module "*.dylib" {
   const path: string;
   export default path;
 }
+declare module "*.dll" {
+  const path: string;
+  export default path;
+}
 declare module "*.sql" {
   const text: string;
   export default text;

@@ -5,6 +5,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { useExtensionCapableSqlite } from "../engine/sqlite-library.ts";
 import type { Embedder } from "./embedder.ts";
 
 export type CachedEmbedder = Embedder & { readonly hits: number; readonly misses: number; close(): void };
@@ -13,6 +14,8 @@ const textKey = (text: string) => new Bun.CryptoHasher("sha256").update(text).di
 
 export function createCachedEmbedder(inner: Embedder, cachePath: string): CachedEmbedder {
   mkdirSync(dirname(cachePath), { recursive: true });
+  // The first database a process opens fixes the SQLite library for all (macOS: one that loads sqlite-vec).
+  useExtensionCapableSqlite();
   const db = new Database(cachePath, { create: true });
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA busy_timeout = 5000");

@@ -3,6 +3,7 @@
  * (the bundled model is single-threaded WASM, so workers are how it uses more than one core). A batch
  * is split across idle workers; a worker that dies is replaced and its batch retried elsewhere.
  */
+import { embeddedPath, isEmbeddedPath } from "../engine/embedded.ts";
 import { GllamError } from "../engine/errors.ts";
 import { checkVectors, type Embedder, type EmbedderSpec } from "./embedder.ts";
 import type { WorkerReply, WorkerRequest } from "./worker-protocol.ts";
@@ -26,7 +27,7 @@ export type PooledEmbedder = Embedder & {
  * The worker's entry point. In the compiled binary, scripts/build.ts embeds it as an entry point of
  * its own, stored by its path below src/ (the entry points' common folder) as .js.
  */
-const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "/$bunfs/root/embed/embed-worker.js" : new URL("./embed-worker.ts", import.meta.url).href;
+const WORKER_ENTRY = isEmbeddedPath(import.meta.url) ? embeddedPath("embed/embed-worker.js") : new URL("./embed-worker.ts", import.meta.url).href;
 
 type Job = { id: number; texts: string[]; attempts: number; resolve(vectors: Float32Array[]): void; reject(error: Error): void };
 type Slot = { worker: Worker; job: Job | undefined; lastError?: string };

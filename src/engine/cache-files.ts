@@ -5,14 +5,20 @@
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import nodePath, { dirname, join } from "node:path";
 import { describeError, GllamError, type GllamErrorCode } from "./errors.ts";
 import { writeFileAtomically } from "./files.ts";
 
+export type CachePlaces = { env: Record<string, string | undefined>; home: string; tmp: string; uid: number | undefined; path: { join(...parts: string[]): string } };
+
+/** The cache folders, first choice first, for a platform's paths (Windows too: spaces, backslashes). */
+export function cacheDirsFor({ env, home, tmp, uid, path }: CachePlaces): string[] {
+  const userCache = env.XDG_CACHE_HOME || (home ? path.join(home, ".cache") : undefined);
+  return [...(userCache ? [path.join(userCache, "gllam")] : []), path.join(tmp, `gllam-${uid ?? "user"}`)];
+}
+
 export function cacheDirs(): string[] {
-  const home = homedir();
-  const userCache = process.env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
-  return [...(userCache ? [join(userCache, "gllam")] : []), join(tmpdir(), `gllam-${process.getuid?.() ?? "user"}`)];
+  return cacheDirsFor({ env: process.env, home: homedir(), tmp: tmpdir(), uid: process.getuid?.(), path: nodePath });
 }
 
 /** An existing cached file (of this size, when given), first cache folder first. */

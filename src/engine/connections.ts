@@ -7,6 +7,7 @@ import { accessSync, closeSync, constants as fs, existsSync, openSync, readSync,
 import { basename, dirname } from "node:path";
 import { describeError, GllamError } from "./errors.ts";
 import { SCHEMA_VERSION, GLLAM_APPLICATION_ID } from "./schema.ts";
+import { useExtensionCapableSqlite } from "./sqlite-library.ts";
 import { loadVecExtension } from "./vec-extension.ts";
 
 /** The path of a database in memory (gone at close): one connection serves as writer and reader. */
@@ -181,6 +182,7 @@ const PRAGMAS: Record<Role, string[]> = {
 };
 
 export function openConnection(path: string, role: Role, vecPath: string): Database {
+  useExtensionCapableSqlite();
   let db: Database;
   try {
     db = connect(path, role);

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import wordListText from "../../../assets/wordlist/en-subtlex-us-30k.txt" with { type: "text" };
 import { findCacheFile, writeCacheFile } from "../../engine/cache-files.ts";
+import { embeddedPath } from "../../engine/embedded.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { planStaticTable, staticPlanHash, type StaticTablePlan } from "./plan.ts";
 import { createStaticEmbedder, type StaticEmbedder } from "./static-embedder.ts";
@@ -14,7 +15,7 @@ import { decodeStaticTable, encodeStaticTable, parseWordList } from "./table.ts"
 
 /** The table's file name inside the compiled executable (scripts/build.ts embeds it). */
 export const EMBEDDED_TABLE_NAME = "static-table.bin";
-const EMBEDDED_TABLE_PATH = `/$bunfs/root/${EMBEDDED_TABLE_NAME}`;
+const EMBEDDED_TABLE_PATH = embeddedPath(EMBEDDED_TABLE_NAME);
 /** Every piece of the bundled model's vocabulary. */
 const MODEL_PIECES = 8000;
 /** Half the model's 512: 1.5x the speed and half the size, the same fused recall (README, Embeddings). */
