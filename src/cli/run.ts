@@ -16,6 +16,7 @@ import { taxonomyCommand } from "./commands/taxonomy.ts";
 import { trustCommand } from "./commands/trust.ts";
 import { globalArgs } from "./context.ts";
 import { reportError, usageError } from "./report-error.ts";
+import { versionLine } from "./version.ts";
 
 // citty types each command by its own args; the runner only needs them as a lookup table.
 type AnyCommand = CommandDef<any>;
@@ -86,7 +87,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const endOfFlags = rest.indexOf("--") < 0 ? rest.length : rest.indexOf("--");
     if (!command) {
       if (rest.length === 1 && (rest[0] === "--version" || rest[0] === "-v")) {
-        console.log(version);
+        console.log(versionLine());
         return 0;
       }
       if (rest.length === 0 || rest.some(isHelp)) {
