@@ -1,55 +1,48 @@
-import { expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { version } from "../../package.json";
+import { buildDate } from "../../scripts/build.ts";
+import { targetName } from "../../src/engine/vec-extension.ts";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
+import { expectSeedAndRecall, installCompiled } from "./compiled.ts";
 
 /**
- * `bun run build` makes one executable that works from a folder with no node_modules anywhere
- * above it, with a fresh HOME (so the sqlite-vec extension is copied out of the binary anew).
+ * `bun run build` makes one executable for this machine; two builds of the same tree are the same
+ * bytes. (test/scripts/release.test.ts runs the full smoke test on the release's linux-x64 binary,
+ * built by the same compileGllam.)
  */
-test("the compiled gllam seeds, recalls and reports stats from a folder outside the repo", () => {
+describe("bun run build", () => {
   const work = makeTempDir("gllam-binary-");
-  const built = join(work, "build", "gllam");
-  // The test static table (GLLAM_STATIC_TABLE, set by test/setup.ts) goes into this binary: a fresh
-  // machine would otherwise distil the full table first. Bun.spawn does not pass on process.env changes.
-  const build = Bun.spawnSync(["bun", "scripts/build.ts", built], { cwd: REPO_ROOT, env: { ...process.env }, stdout: "pipe", stderr: "pipe" });
-  expect(build.stderr.toString()).toBe("");
-  expect(build.exitCode).toBe(0);
+  const build = (outfile: string) =>
+    // The test static table (GLLAM_STATIC_TABLE, set by test/setup.ts) goes into the binary: a fresh
+    // machine would otherwise distil the full table first. Bun.spawn does not pass on process.env changes.
+    Bun.spawnSync(["bun", "scripts/build.ts", outfile], { cwd: REPO_ROOT, env: { ...process.env }, stdout: "pipe", stderr: "pipe" });
 
-  const runDir = join(work, "elsewhere");
-  const home = join(work, "home");
-  mkdirSync(runDir);
-  mkdirSync(home);
-  copyFileSync(built, join(runDir, "gllam"));
-  const env = { PATH: "/usr/bin:/bin", HOME: home };
-  const run = (...args: string[]) => {
-    const proc = Bun.spawnSync([join(runDir, "gllam"), ...args], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
-    return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
-  };
+  test("an executable that says what it is, seeds and recalls from a folder outside the repo, and builds again to the same bytes", () => {
+    const first = join(work, "one", "gllam");
+    const built = build(first);
+    expect(built.stderr.toString()).toBe("");
+    expect(built.exitCode).toBe(0);
+    expect(build(join(work, "two", "gllam")).exitCode).toBe(0);
+    expect(Bun.hash(readFileSync(join(work, "two", "gllam")))).toBe(Bun.hash(readFileSync(first)));
 
-  expect(existsSync(join(work, "node_modules"))).toBe(false);
-  expect(run("--version").code).toBe(0);
-  const seeded = run("seed");
-  expect(seeded).toMatchObject({ code: 0, stderr: "" });
-  expect(existsSync(join(runDir, "gllam.db"))).toBe(true);
+    const { run, runDir, extractedLibrary } = installCompiled(first, join(work, "run"));
+    const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: REPO_ROOT }).stdout.toString().trim();
+    expect(run("--version").stdout).toMatch(new RegExp(`^gllam ${version} ${targetName()} \\(commit ${head}(-dirty)?, built \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\\n$`));
+    expectSeedAndRecall(run, runDir);
+    expect(extractedLibrary("vec0.so")).toBeDefined();
+  });
+});
 
-  const recalled = run("recall", "web server");
-  expect(recalled.code).toBe(0);
-  expect(recalled.stdout.match(/^## (.+)$/m)?.[1]).toBe("Caddy (service)");
-
-  // Episodes embedded by the worker pool: the worker is an entry point inside the executable.
-  writeFileSync(join(runDir, "chat.jsonl"), '{"session_id": "s", "speaker": "Ann", "content": "The ferry leaves at noon."}\n');
-  const ingested = run("ingest", "chat.jsonl", "--wait");
-  expect(ingested).toMatchObject({ code: 0, stderr: "" });
-  expect(ingested.stdout).toContain("embedded 1 episodes");
-  expect(run("recall", "ferry").stdout).toContain("**Ann:** The ferry leaves at noon. _(bm25 #1, vector #1, static #1");
-
-  const stats = JSON.parse(run("stats", "--json").stdout);
-  // The static tier's vectors were written at ingest, from the table inside the executable.
-  expect(stats).toMatchObject({ embeddingDims: 512, tables: { semantic_nodes: 10, semantic_embeddings: 10, episodes: 1, episode_vectors: 1, episode_static_vectors: 1 } });
-  expect(stats.staticModel).toMatch(/^static-/);
-  expect(stats.sqliteVecVersion).toMatch(/^v0\./);
-
-  const cache = join(home, ".cache", "gllam");
-  expect(readdirSync(cache).some((d) => d.startsWith("sqlite-vec-") && existsSync(join(cache, d, "vec0.so")))).toBe(true);
+describe("buildDate", () => {
+  const now = new Date("2025-06-01T12:00:00.750Z");
+  test.each([
+    ["SOURCE_DATE_EPOCH first", "1700000000", "1600000000", "2023-11-14T22:13:20.000Z"],
+    ["else the commit's date", undefined, "1600000000", "2020-09-13T12:26:40.000Z"],
+    ["a SOURCE_DATE_EPOCH that is no number is ignored", "yesterday", "1600000000", "2020-09-13T12:26:40.000Z"],
+    ["else now, in whole seconds", undefined, undefined, "2025-06-01T12:00:00.000Z"],
+  ])("%s", (_, sourceDateEpoch, commitEpoch, expected) => {
+    expect(buildDate(sourceDateEpoch, commitEpoch, now).toISOString()).toBe(expected);
+  });
 });
