@@ -6,7 +6,7 @@
  * every platform's executable with the same `compileGllam`.
  */
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import type { BuildInfo } from "../src/cli/version.ts";
 import { EMBEDDED_TABLE_NAME, ensureStaticTable } from "../src/embed/static/bundled-table.ts";
@@ -62,7 +62,7 @@ function vecLibraryPlugin(target: Target, library: string): BunPlugin {
   return {
     name: "sqlite-vec-library",
     setup(build) {
-      build.onResolve({ filter: specifier }, () => ({ path: library }));
+      build.onResolve({ filter: specifier }, () => ({ path: resolve(library) }));
     },
   };
 }
