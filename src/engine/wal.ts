@@ -67,7 +67,15 @@ export function startWALCheckpointManager(
     state.runs++;
     return state.last;
   };
-  const timer = setInterval(tick, intervalMs);
+  // In the background a failed checkpoint (the file closed under a command abandoned midway) stops
+  // the manager: a throw in a timer would end the process.
+  const timer = setInterval(() => {
+    try {
+      tick();
+    } catch {
+      clearInterval(timer);
+    }
+  }, intervalMs);
   timer.unref();
   return {
     stop: () => clearInterval(timer),
