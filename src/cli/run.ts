@@ -1,9 +1,13 @@
 import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { version } from "../../package.json";
 import { findUnknownFlag, GLOBAL_VALUE_FLAGS, normalizeArgv, withDefaultFlags } from "./argv.ts";
+import { backupCommand } from "./commands/backup.ts";
 import { benchCommand } from "./commands/bench.ts";
+import { doctorCommand } from "./commands/doctor.ts";
+import { exportCommand } from "./commands/export.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
+import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { pathCommand } from "./commands/path.ts";
 import { planCommand } from "./commands/plan.ts";
@@ -35,6 +39,10 @@ const subCommands: Record<string, AnyCommand> = {
   sleep: sleepCommand,
   taxonomy: taxonomyCommand,
   repl: replCommand,
+  export: exportCommand,
+  import: importCommand,
+  backup: backupCommand,
+  doctor: doctorCommand,
 };
 
 export const mainCommand = defineCommand({
