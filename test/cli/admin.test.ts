@@ -161,4 +161,3 @@ describe("gllam doctor", () => {
     expect(drift.stdout).toMatch(/embedding drift: stored vectors come from use-lite-512.*, the active embedder is static-.*\n {2}fix: `gllam reembed`/);
   });
 });
-});
