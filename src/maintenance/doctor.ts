@@ -90,8 +90,11 @@ const CHECKS: Check[] = [
     run: ({ db, tiers }) => {
       const findings: CheckResult["findings"] = [];
       const modelTier = tiers.embedder.modelVersion !== tiers.static?.modelVersion;
-      const queued = count(db, "SELECT count(*) AS n FROM episode_vector_queue") + count(db, "SELECT count(*) AS n FROM node_vector_queue WHERE tier = 'model'");
-      if (modelTier && queued > 0) findings.push({ problem: `${queued} episodes and nodes wait for a model vector (search ranks them by static vectors and words meanwhile)`, fix: "`gllam reembed`" });
+      const [episodes, nodes] = [count(db, "SELECT count(*) AS n FROM episode_vector_queue"), count(db, "SELECT count(*) AS n FROM node_vector_queue WHERE tier = 'model'")];
+      const queued = episodes + nodes;
+      if (modelTier && queued > 0) {
+        findings.push({ problem: `${episodes} episode(s) and ${nodes} node(s) wait for a model vector (search ranks them by static vectors and words meanwhile)`, fix: "`gllam reembed`" });
+      }
       const staticQueued = count(db, "SELECT count(*) AS n FROM node_vector_queue WHERE tier = 'static'");
       const missingStatic = hasTable(db, "episode_static_vectors") ? count(db, "SELECT (SELECT count(*) FROM episodes) - (SELECT count(*) FROM episode_static_vectors) AS n") : count(db, "SELECT count(*) AS n FROM episodes");
       if (tiers.static && staticTierState(db, tiers.static) !== "drift" && staticQueued + missingStatic > 0) {

@@ -154,7 +154,7 @@ describe("gllam doctor", () => {
     expect(runGllam(["ingest", join(dir, "turns.jsonl"), "--db", db]).code).toBe(0);
     const queued = runGllam(["doctor", "--db", db, "--json"]);
     expect(queued.code).toBe(1);
-    expect(JSON.parse(queued.stdout).findings).toEqual([{ check: "vector queues", problem: expect.stringMatching(/^1 episodes and nodes wait for a model vector/), fix: "`gllam reembed`" }]);
+    expect(JSON.parse(queued.stdout).findings).toEqual([{ check: "vector queues", problem: expect.stringMatching(/^1 episode\(s\) and 0 node\(s\) wait for a model vector/), fix: "`gllam reembed`" }]);
     expect(runGllam(["seed", "--db", db]).code).toBe(0);
     const drift = doctor(db);
     expect(drift.code).toBe(1);
