@@ -98,4 +98,11 @@ describe("the REPL's start flags and leaving", () => {
     pty.press("C-c");
     expect(await pty.waitForExit()).toBe(0);
   });
+
+  test("the seed's `gllam --embeddings-server URL` opens it too (nothing contacted until a command embeds); exit leaves", async () => {
+    const pty = Pty.start([...gllam, "--embeddings-server", "http://127.0.0.1:9/v1", "--db", join(dir, "remote.db")], { cwd: dir, env: { HOME: home } });
+    expect(await pty.waitFor(/help lists the commands/)).toMatch(/embedder http: http:127\.0\.0\.1:9\/v1/);
+    await pty.typeAtPrompt(PROMPT, "exit");
+    expect(await pty.waitForExit()).toBe(0);
+  });
 });
