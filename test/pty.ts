@@ -1,10 +1,12 @@
 /**
- * A program in a real pseudo-terminal: a tmux session on a private server (its own socket, so
- * nothing is shared with other tests or the user's tmux), driven by send-keys and read by
+ * A program in a real pseudo-terminal: a tmux session on a private server (its own socket in a
+ * temp folder removed at close, so nothing is shared with other tests or the user's tmux), driven by send-keys and read by
  * capture-pane. The session stays after the program exits, so its exit status can be read.
  */
 import { afterAll } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** A process's state letter and wait status from /proc (undefined once it is gone). */
 function readStat(pid: string): { state: string; waitStatus: number } | undefined {
@@ -17,8 +19,6 @@ function readStat(pid: string): { state: string; waitStatus: number } | undefine
   }
 }
 
-let sessions = 0;
-
 export class Pty {
   readonly #socket: string;
 
@@ -28,7 +28,7 @@ export class Pty {
 
   /** Starts argv (no shell) in a terminal of 200 x 50 with these extra environment variables. */
   static start(argv: string[], options: { cwd: string; env?: Record<string, string> }): Pty {
-    const pty = new Pty(`gllam-test-${process.pid}-${++sessions}`);
+    const pty = new Pty(join(mkdtempSync(join(tmpdir(), "gllam-pty-")), "tmux.sock"));
     const env = Object.entries(options.env ?? {}).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
     pty.#tmux(["new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", options.cwd, ...env, ...argv]);
     pty.#tmux(["set-option", "-t", "main", "remain-on-exit", "on"]);
@@ -39,7 +39,7 @@ export class Pty {
 
   #tmux(args: string[]): string {
     // The server starts with this environment (the test preload sets GLLAM_STATIC_TABLE in it).
-    const run = Bun.spawnSync(["tmux", "-L", this.#socket, ...args], { env: { ...process.env }, stdout: "pipe", stderr: "pipe" });
+    const run = Bun.spawnSync(["tmux", "-S", this.#socket, ...args], { env: { ...process.env }, stdout: "pipe", stderr: "pipe" });
     if (run.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${run.stderr.toString()}`);
     return run.stdout.toString();
   }
@@ -115,6 +115,7 @@ export class Pty {
   }
 
   close(): void {
-    Bun.spawnSync(["tmux", "-L", this.#socket, "kill-server"], { stdout: "ignore", stderr: "ignore" });
+    Bun.spawnSync(["tmux", "-S", this.#socket, "kill-server"], { stdout: "ignore", stderr: "ignore" });
+    rmSync(join(this.#socket, ".."), { recursive: true, force: true });
   }
 }
