@@ -4,7 +4,7 @@
  * so every command parses them the same way.
  */
 
-export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--config", "--busy-timeout"];
+export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--embedder", "--config", "--busy-timeout"];
 
 export function normalizeArgv(argv: string[]): string[] {
   const args = [...argv];
@@ -74,4 +74,22 @@ export function findUnknownFlag(args: string[], specs: FlagSpec[]): string | und
     if ((spec.type === "string" || spec.type === "enum") && !arg.includes("=")) i++;
   }
   return undefined;
+}
+
+/** The flag names a command line sets (`--db x`, `--db=x`, `--debug`), up to `--`. */
+export function flagsSet(args: string[]): Set<string> {
+  const end = args.indexOf("--");
+  return new Set((end < 0 ? args : args.slice(0, end)).filter((a) => a.startsWith("--")).map((a) => a.split("=")[0]!));
+}
+
+/**
+ * Flags given once for many command lines (the REPL's start flags), added to a line that does not
+ * set them itself and whose command declares them: `defaults` is a list of [flag, value?] pairs.
+ */
+export function withDefaultFlags(args: string[], defaults: [string, string?][], declared: (flag: string) => boolean): string[] {
+  const set = flagsSet(args);
+  const added = defaults.filter(([flag]) => !set.has(flag) && declared(flag)).flatMap(([flag, value]) => (value === undefined ? [flag] : [flag, value]));
+  if (added.length === 0) return args;
+  const end = args.indexOf("--");
+  return end < 0 ? [...args, ...added] : [...args.slice(0, end), ...added, ...args.slice(end)];
 }

@@ -1,6 +1,7 @@
 import { parseScope } from "../memory/parse.ts";
 import type { Gllam } from "../gllam/gllam.ts";
 import { DEFAULT_EMBEDDER, withGllam, type GllamSettings, type OpenMode } from "../gllam/open.ts";
+import { sameSettings, type GllamSession } from "../gllam/session.ts";
 
 /** Flags every command takes (seed names: --db, --embeddings-server). */
 export const globalArgs = {
@@ -24,6 +25,9 @@ export const globalArgs = {
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
+/** Whether a person is at a terminal (stdin and stdout): the REPL and questions need one. */
+export const atTerminal = (): boolean => process.stdin.isTTY === true && process.stdout.isTTY === true;
+
 /** The --scope flag of every command that reads or writes memory. */
 export const scopeArg = { type: "string", description: "Memory scope (default: default)", valueHint: "scope" } as const;
 
@@ -41,7 +45,20 @@ export const settingsOf = (args: GlobalArgs): GllamSettings => ({
   busyTimeout: args["busy-timeout"],
 });
 
-/** Runs fn with memory open as the flags say, and always closes it. */
-export function withEngine<T>(args: GlobalArgs, mode: OpenMode, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
-  return withGllam(settingsOf(args), mode, fn);
+/** The REPL's session while it runs: commands with its settings use its open memory. */
+let activeSession: GllamSession | undefined;
+
+export function activateSession(session: GllamSession | undefined): void {
+  activeSession = session;
+}
+
+/**
+ * Runs fn with memory open as the flags say. Alone (one command per process) it opens and always
+ * closes it; in a session with the same settings it uses the session's memory, left open for the
+ * next command (flags that differ get a memory of their own, closed after).
+ */
+export async function withEngine<T>(args: GlobalArgs, mode: OpenMode, fn: (gllam: Gllam) => Promise<T>): Promise<T> {
+  const settings = settingsOf(args);
+  if (activeSession && sameSettings(settings, activeSession.settings)) return fn(await activeSession.open(mode));
+  return withGllam(settings, mode, fn, activeSession?.notices);
 }

@@ -5,13 +5,14 @@
  */
 import { confirm, isCancel } from "@clack/prompts";
 import { describeNearMisses, doubtfulNames, type NameLookup } from "../gllam/types.ts";
+import { atTerminal } from "./context.ts";
 
 /** Asks a yes/no question; undefined where nobody can answer (not a terminal). */
 export type Ask = (question: string) => Promise<boolean>;
 
 /** A clack confirmation when stdin and stdout are a terminal (default no). */
 export function terminalAsk(): Ask | undefined {
-  if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
+  if (!atTerminal()) return undefined;
   return async (message) => {
     const answer = await confirm({ message, initialValue: false });
     return !isCancel(answer) && answer;

@@ -1,20 +1,25 @@
 import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { version } from "../../package.json";
-import { findUnknownFlag, normalizeArgv } from "./argv.ts";
+import { findUnknownFlag, GLOBAL_VALUE_FLAGS, normalizeArgv, withDefaultFlags } from "./argv.ts";
+import { backupCommand } from "./commands/backup.ts";
 import { benchCommand } from "./commands/bench.ts";
+import { doctorCommand } from "./commands/doctor.ts";
+import { exportCommand } from "./commands/export.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
+import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { pathCommand } from "./commands/path.ts";
 import { planCommand } from "./commands/plan.ts";
 import { recallCommand } from "./commands/recall.ts";
 import { reembedCommand } from "./commands/reembed.ts";
+import { replCommand } from "./commands/repl.ts";
 import { seedCommand } from "./commands/seed.ts";
 import { sleepCommand } from "./commands/sleep.ts";
 import { statsCommand } from "./commands/stats.ts";
 import { taxonomyCommand } from "./commands/taxonomy.ts";
 import { trustCommand } from "./commands/trust.ts";
-import { globalArgs } from "./context.ts";
+import { atTerminal, globalArgs } from "./context.ts";
 import { reportError, usageError } from "./report-error.ts";
 import { versionLine } from "./version.ts";
 
@@ -34,6 +39,11 @@ const subCommands: Record<string, AnyCommand> = {
   plan: planCommand,
   sleep: sleepCommand,
   taxonomy: taxonomyCommand,
+  repl: replCommand,
+  export: exportCommand,
+  import: importCommand,
+  backup: backupCommand,
+  doctor: doctorCommand,
 };
 
 export const mainCommand = defineCommand({
@@ -78,29 +88,49 @@ function resolveCommand(args: string[]): Resolved {
   return resolved;
 }
 
-/** Runs the CLI; returns the exit code (0 ok, 1 error, 2 usage error). Errors are one line unless --debug. */
-export async function runCli(argv: string[]): Promise<number> {
-  const args = normalizeArgv(argv);
-  const debug = args.includes("--debug");
+/** Global flags alone (`gllam --db x.db`): no command, nothing but flags every command takes. */
+function onlyGlobalFlags(args: string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!.split("=")[0]!;
+    if (!(flag.slice(2) in globalArgs) || !flag.startsWith("--")) return false;
+    if (GLOBAL_VALUE_FLAGS.includes(flag) && !args[i]!.includes("=")) i++;
+  }
+  return true;
+}
+
+export type CommandLineOptions = {
+  /** Flags added to the line when its command takes them and it does not set them (the REPL's start flags). */
+  defaults?: [string, string?][];
+};
+
+/**
+ * Runs one command line (already split into words) through the command tree; returns the exit
+ * code (0 ok, 1 error, 2 usage error). Errors are printed as one line unless --debug.
+ */
+export async function runCommandLine(args: string[], options: CommandLineOptions = {}): Promise<number> {
+  let debug = args.includes("--debug");
   try {
-    const { command, parent, path, rest } = resolveCommand(args);
-    const endOfFlags = rest.indexOf("--") < 0 ? rest.length : rest.indexOf("--");
+    const { command, parent, path, rest: given } = resolveCommand(args);
     if (!command) {
-      if (rest.length === 1 && (rest[0] === "--version" || rest[0] === "-v")) {
+      if (given.length === 1 && (given[0] === "--version" || given[0] === "-v")) {
         console.log(versionLine());
         return 0;
       }
-      if (rest.length === 0 || rest.some(isHelp)) {
+      if (onlyGlobalFlags(given) || given.some(isHelp)) {
         await printUsage(mainCommand);
         return 0;
       }
-      throw usageError(`unknown flag ${rest[0]}`);
+      throw usageError(`unknown flag ${given[0]}`);
     }
+    const declared = (command.args ?? {}) as ArgsDef;
+    const rest = withDefaultFlags(given, options.defaults ?? [], (flag) => flag.slice(2) in declared);
+    debug = rest.includes("--debug");
+    const endOfFlags = rest.indexOf("--") < 0 ? rest.length : rest.indexOf("--");
     if (rest.slice(0, endOfFlags).some(isHelp)) {
       await printUsage(command, parent);
       return 0;
     }
-    const specs = Object.entries((command.args ?? {}) as ArgsDef).map(([name, def]) => ({ name, ...def }));
+    const specs = Object.entries(declared).map(([name, def]) => ({ name, ...def }));
     const unknown = findUnknownFlag(rest, specs);
     if (unknown) throw usageError(`unknown flag ${unknown} for \`gllam ${path.join(" ")}\``);
     // A command may return its own exit code (`gllam plan`: 1 = no plan).
@@ -109,4 +139,14 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error, debug);
   }
+}
+
+/**
+ * Runs the CLI; returns the exit code. No command at a terminal (`gllam`, `gllam --db x.db`,
+ * the seed's `gllam --embeddings-server URL`) starts the REPL; elsewhere it prints the usage.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  const args = normalizeArgv(argv);
+  if (onlyGlobalFlags(args) && atTerminal()) return runCommandLine(["repl", ...args]);
+  return runCommandLine(args);
 }

@@ -75,6 +75,9 @@ async function loadModel(): Promise<EmbeddingsModel> {
   }
 }
 
+/** Whether this process has loaded (or is loading) the model: the next embed does not wait for it. */
+export const isLocalModelLoaded = (): boolean => loading !== undefined;
+
 /** Loads the model once per process, on first use (about 0.1-0.4 s). */
 function sharedModel(): Promise<EmbeddingsModel> {
   loading ??= loadModel();

@@ -199,3 +199,18 @@ export function openConnection(path: string, role: Role, vecPath: string): Datab
     throw new GllamError("E_CANNOT_OPEN", `cannot open ${path}: ${describeError(error)}`);
   }
 }
+
+/**
+ * Runs statements on the read handle that query_only refuses although they change nothing in the
+ * file: VACUUM INTO (it writes another file), FTS5's integrity-check command (an INSERT that only
+ * reads). The handle is query-only again afterwards, whatever happens.
+ */
+export function runOnReader<T>(db: Database, fn: () => T): T {
+  const before = db.query<{ query_only: number }, []>("PRAGMA query_only").get()?.query_only ?? 0;
+  db.run("PRAGMA query_only = OFF");
+  try {
+    return fn();
+  } finally {
+    db.run(`PRAGMA query_only = ${before ? "ON" : "OFF"}`);
+  }
+}

@@ -25,11 +25,13 @@ export function startJob(db: Database, job: { kind: string; scope: string; param
   return toJob(row);
 }
 
-/** Jobs of a kind still marked running (interrupted, or running in another process), oldest first. */
-export function listRunningJobs(db: Database, kind: string, scope?: string): MaintenanceJobRow[] {
+/** Jobs of a kind (any kind without one) still marked running (interrupted, or running in another process), oldest first. */
+export function listRunningJobs(db: Database, kind?: string, scope?: string): MaintenanceJobRow[] {
   return db
-    .query<JobRow, [string, string | null]>(`SELECT ${JOB_COLUMNS} FROM maintenance_jobs WHERE kind = ?1 AND status = 'running' AND (?2 IS NULL OR scope = ?2) ORDER BY id`)
-    .all(kind, scope ?? null)
+    .query<JobRow, [string | null, string | null]>(
+      `SELECT ${JOB_COLUMNS} FROM maintenance_jobs WHERE (?1 IS NULL OR kind = ?1) AND status = 'running' AND (?2 IS NULL OR scope = ?2) ORDER BY id`,
+    )
+    .all(kind ?? null, scope ?? null)
     .map(toJob);
 }
 

@@ -138,6 +138,22 @@ export class Store {
   }
 
   /**
+   * Runs fn on the writer in a transaction that is always rolled back, for statements that need
+   * write access but must change nothing (FTS5's integrity-check command). Waits for another
+   * process's write like transaction().
+   */
+  probe<T>(fn: (db: Database) => T): T {
+    const db = this.db();
+    if (db.inTransaction) throw new GllamError("E_BAD_INPUT", "a probe cannot run inside a transaction");
+    this.#begin(db);
+    try {
+      return fn(db);
+    } finally {
+      db.query("ROLLBACK").run();
+    }
+  }
+
+  /**
    * Runs hook at the end of every outermost transaction, before it commits: derived rows that must
    * change with what the transaction wrote (node static vectors) stay in step whoever wrote it.
    * A hook that throws takes the transaction back. Returns a function that removes the hook.

@@ -41,6 +41,9 @@ export type WALCheckpointManager = {
   readonly last: CheckpointResult | undefined;
 };
 
+/** A WAL past this size is truncated by the checkpoint manager; one that stays past it means checkpoints cannot finish. */
+export const WAL_TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024;
+
 export type WALCheckpointOptions = {
   /** Above this WAL size a TRUNCATE checkpoint shrinks the file; below it PASSIVE never blocks anyone. */
   truncateAboveBytes?: number;
@@ -59,7 +62,7 @@ export function startWALCheckpointManager(
   if (!Number.isFinite(intervalMs) || intervalMs < 10) {
     throw new GllamError("E_BAD_INPUT", `checkpoint interval must be at least 10 ms, got ${intervalMs}`);
   }
-  const truncateAbove = options.truncateAboveBytes ?? 64 * 1024 * 1024;
+  const truncateAbove = options.truncateAboveBytes ?? WAL_TRUNCATE_ABOVE_BYTES;
   const state = { runs: 0, last: undefined as CheckpointResult | undefined };
   const tick = () => {
     if (db.inTransaction) return undefined;
@@ -67,7 +70,15 @@ export function startWALCheckpointManager(
     state.runs++;
     return state.last;
   };
-  const timer = setInterval(tick, intervalMs);
+  // In the background a failed checkpoint (the file closed under a command abandoned midway) stops
+  // the manager: a throw in a timer would end the process.
+  const timer = setInterval(() => {
+    try {
+      tick();
+    } catch {
+      clearInterval(timer);
+    }
+  }, intervalMs);
   timer.unref();
   return {
     stop: () => clearInterval(timer),

@@ -102,6 +102,11 @@ import {
 } from "../procedural/procedures.ts";
 import { parseScope } from "../memory/parse.ts";
 import { readMetadata } from "../engine/metadata.ts";
+import { version } from "../../package.json";
+import { backupTo, type BackupReport } from "../maintenance/backup.ts";
+import { runDoctor, type DoctorReport } from "../maintenance/doctor.ts";
+import { exportMemory, type ExportReport } from "../maintenance/export.ts";
+import { importMemory, type ImportReport } from "../maintenance/import.ts";
 import { initSchema, readSchemaVersion } from "../engine/schema.ts";
 import { GllamError } from "../engine/errors.ts";
 import { readStats, type StoreStats } from "../engine/stats.ts";
@@ -274,6 +279,32 @@ export class Gllam {
 
   stats(): StoreStats {
     return readStats(this.store.dbRO(), this.store.path);
+  }
+
+  // ---------------------------------------------------------------- the file as a whole (issue 12)
+  /**
+   * Writes the memory of a scope (every scope without one) as export JSONL through `write`, from
+   * one snapshot, in table key order (see maintenance/export-format.ts).
+   */
+  exportMemory(write: (text: string) => void, options: { scope?: string; withVectors?: boolean } = {}): ExportReport {
+    const scope = options.scope === undefined ? undefined : parseScope(options.scope);
+    return exportMemory(this.store, write, { scope, withVectors: options.withVectors, generator: `gllam ${version}` });
+  }
+
+  /** Restores an export file in one transaction: ids kept, scopes that hold memory here refused, vectors recomputed or carried. */
+  async importMemory(path: string, options: { withVectors?: boolean } = {}): Promise<ImportReport> {
+    await this.#ensureStaticTier();
+    return importMemory(this.store, path, { withVectors: options.withVectors, tiers: this.tiers });
+  }
+
+  /** A consistent copy of the database at `out` while other processes write (VACUUM INTO); an existing `out` only with force. */
+  backup(out: string, options: { force?: boolean } = {}): BackupReport {
+    return backupTo(this.store, out, options);
+  }
+
+  /** Checks the file (integrity, full-text index, references, drift, queues, jobs, WAL, static table) and says what to do about each finding. */
+  doctor(now?: number): DoctorReport {
+    return runDoctor(this.store, { ...this.tiers, embedder: this.embedder }, now);
   }
 
   // ---------------------------------------------------------------- semantic

@@ -47,9 +47,14 @@ export type OpenMode = ({ readOnly: true } | { create: boolean }) & {
 };
 
 /** What opening says to the person (on stderr for the CLI): drift warnings, the static table being built. */
-export type Notices = { warn: (line: string) => void; progress?: (done: number, total: number) => void };
+export type Notices = {
+  warn: (line: string) => void;
+  progress?: (done: number, total: number) => void;
+  /** A slow step the person waits for (the REPL shows a spinner; the one-shot CLI says nothing). */
+  step?: <T>(label: string, work: () => Promise<T>) => Promise<T>;
+};
 
-const stderrNotices: Notices = {
+export const stderrNotices: Notices = {
   warn: (line) => process.stderr.write(`${line}\n`),
   progress: process.stderr.isTTY ? (done, total) => process.stderr.write(`\r${done}/${total} rows\x1b[K${done === total ? "\n" : ""}`) : undefined,
 };
@@ -99,10 +104,14 @@ export const databasePath = (settings: GllamSettings, env: GllamEnv = readEnv())
  * about): each operation that compares vectors refuses it with E_EMBEDDING_DRIFT.
  */
 export async function openGllam(settings: GllamSettings, mode: OpenMode, notices: Notices = stderrNotices): Promise<Gllam> {
+  return openGllamWith(await chooseTiers(settings, readEnv(), notices), settings, mode, notices);
+}
+
+/** openGllam with tiers already chosen (a session keeps its embedders across the memories it opens). */
+export async function openGllamWith(tiers: ChosenTiers, settings: GllamSettings, mode: OpenMode, notices: Notices = stderrNotices): Promise<Gllam> {
   const env = readEnv();
   const configPath = settings.config ?? env.GLLAM_CONFIG;
   const { quietDrift, staticTable, ...storeMode } = mode;
-  const tiers = await chooseTiers(settings, env, notices);
   if (staticTable) await ensureStaticTableNoisily(notices);
   return Gllam.open(databasePath(settings, env), {
     ...storeMode,

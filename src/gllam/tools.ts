@@ -20,3 +20,6 @@ export async function explainTrustWeight(input: TrustInput, configPath?: string)
   const breakdown = computeTrustWeight(input, config);
   return { breakdown, lines: explainTrust(breakdown) };
 }
+
+/** Where GLLAM keeps files across runs (the user's cache folder first): the REPL keeps its history there. */
+export { cacheDirs } from "../engine/cache-files.ts";

@@ -7,7 +7,9 @@ export { formatDay, formatLink, formatRecallMarkdown } from "../retrieval/format
 export type { ForgetReport, ForgetTarget } from "../semantic/forget.ts";
 export type { LinkVersion } from "../semantic/history.ts";
 export type { RecallResult } from "../retrieval/recall.ts";
-export { writeOutputFile } from "../engine/files.ts";
+export { BufferedWriter, writeOutputFile, writeOutputStream } from "../engine/files.ts";
+export type { ExportReport } from "../maintenance/export.ts";
+export type { ImportReport } from "../maintenance/import.ts";
 export type { StoreStats } from "../engine/stats.ts";
 export type { SleepCycleReport } from "../maintenance/sleep-cycle.ts";
 export type { IngestReport } from "../episodic/ingest.ts";

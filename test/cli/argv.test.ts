@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { findUnknownFlag, normalizeArgv } from "../../src/cli/argv.ts";
+import { findUnknownFlag, normalizeArgv, withDefaultFlags } from "../../src/cli/argv.ts";
 
 describe("normalizeArgv", () => {
   test.each([
@@ -14,6 +14,7 @@ describe("normalizeArgv", () => {
     [["--db", "x.db", "recall", "q"], ["recall", "q", "--db", "x.db"]],
     [["--db", "x.db", "fact", "add", "A", "rel", "B", "--caveat", "c"], ["fact", "add", "A", "rel", "B", "--db", "x.db", "--caveat", "c"]],
     [["--debug", "stats"], ["stats", "--debug"]],
+    [["--embedder", "static", "seed"], ["seed", "--embedder", "static"]],
     [["stats", "--db", "x.db"], ["stats", "--db", "x.db"]],
     [["--help"], ["--help"]],
     [[], []],
@@ -39,4 +40,15 @@ describe("findUnknownFlag", () => {
     [["q", "--", "--anything"], undefined],
     [["q", "-k", "-1"], undefined],
   ])("%j -> %s", (args, expected) => expect(findUnknownFlag(args, specs)).toBe(expected));
+});
+
+describe("withDefaultFlags", () => {
+  const declared = (flag: string) => ["--db", "--embedder", "--debug"].includes(flag);
+  const defaults: [string, string?][] = [["--db", "start.db"], ["--embedder", "static"], ["--debug"], ["--config", "c.json"]];
+  test.each([
+    [["stats"], ["stats", "--db", "start.db", "--embedder", "static", "--debug"]],
+    [["recall", "q", "--db", "other.db"], ["recall", "q", "--db", "other.db", "--embedder", "static", "--debug"]],
+    [["recall", "q", "--db=other.db", "--debug"], ["recall", "q", "--db=other.db", "--debug", "--embedder", "static"]],
+    [["recall", "--", "--db"], ["recall", "--db", "start.db", "--embedder", "static", "--debug", "--", "--db"]],
+  ])("%j", (args, expected) => expect(withDefaultFlags(args, defaults, declared)).toEqual(expected));
 });

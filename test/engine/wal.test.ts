@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { walSizeBytes } from "../../src/engine/wal.ts";
+import { join } from "node:path";
+import { Store } from "../../src/engine/store.ts";
+import { startWALCheckpointManager, walSizeBytes } from "../../src/engine/wal.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 
 const dir = makeTempDir();
@@ -36,5 +38,16 @@ describe("WAL checkpoints", () => {
     await Bun.sleep(80);
     expect(manager.runs).toBe(runs);
     gllam.close();
+  });
+
+  test("a manager whose database closed under it stops, instead of throwing in its timer", async () => {
+    const store = await Store.open(join(dir, "closed-under.db"));
+    const manager = startWALCheckpointManager(store.db(), store.path, 10);
+    await Bun.sleep(50);
+    const runs = manager.runs;
+    expect(runs).toBeGreaterThan(0);
+    store.close();
+    await Bun.sleep(60);
+    expect(manager.runs).toBe(runs);
   });
 });
