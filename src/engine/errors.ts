@@ -17,6 +17,15 @@ export const ERROR_CODES = [
   "E_CONFIG", // configuration file or environment is invalid
   "E_USAGE", // unknown command or flag
   "E_PLANNER", // a planner failed, crashed or returned an invalid plan
+  "E_LLM_UNREACHABLE", // an LLM server did not answer (connection refused, DNS, timeout after retries)
+  "E_LLM_AUTH", // an LLM server refused the credentials (401/403)
+  "E_LLM_MODEL", // an LLM server does not serve the model asked for
+  "E_LLM_RESPONSE", // an LLM server answered with an error or an unusable body
+  "E_LLM_BAD_OUTPUT", // the model's output did not match the schema, even after one repair round
+  "E_UNAUTHORIZED", // an HTTP request without the bearer token the server requires
+  "E_TOO_LARGE", // a request body over the server's limit
+  "E_METHOD_NOT_ALLOWED", // an HTTP route asked with a method it does not serve
+  "E_INTERNAL", // an unexpected failure (a bug): reported, never swallowed
 ] as const;
 
 export type GllamErrorCode = (typeof ERROR_CODES)[number];
