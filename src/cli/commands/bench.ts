@@ -3,6 +3,7 @@ import { graphBenchCommand } from "../../bench/graph.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
+import { benchScaleCommand } from "./bench-scale.ts";
 
 /**
  * `gllam bench <name>`: the benchmark drivers compiled into the binary (src/bench/). Each memory
@@ -13,6 +14,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
+  scale: benchScaleCommand,
 };
 
 export const benchCommand = defineCommand({
