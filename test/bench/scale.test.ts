@@ -43,7 +43,7 @@ describe("scale corpus", () => {
 
   test("slices cut whole copies at any turn, in order", () => {
     const slice = corpusSlice(corpus, 2, 7).flatMap((u) => u.episodes.map((e) => e.metadata));
-    expect(slice.map((m) => [m.copy, m.doc])).toEqual([
+    expect(slice.map((m) => [m?.copy, m?.doc])).toEqual([
       [0, "conv-1:D1:3"],
       [1, "conv-1:D1:1"],
       [1, "conv-1:D1:2"],
