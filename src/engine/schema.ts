@@ -136,6 +136,16 @@ export function hasTable(db: Database, name: string): boolean {
   return db.query("SELECT 1 FROM sqlite_schema WHERE name = ?").get(name) !== null;
 }
 
+/**
+ * Whether a scope holds model-tier vectors (of nodes or episodes): only then is a query worth
+ * embedding with the model, which a fresh process would otherwise load for nothing.
+ */
+export function scopeHasModelVectors(db: Database, scope: string): boolean {
+  if (!hasVectorTables(db)) return false;
+  const has = (table: string) => db.query(`SELECT 1 FROM ${table} WHERE scope = ? LIMIT 1`).get(scope) !== null;
+  return has(VECTOR_TIERS.model.nodes) || has(VECTOR_TIERS.model.episodes);
+}
+
 /** Whether the vec0 tables exist yet (they appear with the first stored vector). */
 export function hasVectorTables(db: Database): boolean {
   return hasTable(db, "semantic_embeddings");

@@ -5,7 +5,7 @@
  */
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
-import { hasVectorTables } from "../engine/schema.ts";
+import { scopeHasModelVectors } from "../engine/schema.ts";
 import { parseScope } from "../memory/parse.ts";
 import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.ts";
 
@@ -108,9 +108,9 @@ function buildFilter(options: SearchEpisodesOptions): EpisodeFilter {
   };
 }
 
-/** Whether this embedder can search the stored episode vectors (same model, vectors exist). */
-function canUseVectors(store: Store, embedder: Embedder): boolean {
-  if (!hasVectorTables(store.dbRO())) return false;
+/** Whether this embedder can search the scope's model vectors (same model, vectors exist in the scope). */
+function canUseVectors(store: Store, embedder: Embedder, scope: string): boolean {
+  if (!scopeHasModelVectors(store.dbRO(), scope)) return false;
   try {
     assertSameEmbeddingModel(store.dbRO(), embedder);
     return true;
@@ -130,7 +130,7 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
 
   const started = performance.now();
   const model = tiers.model;
-  const useDense = model !== undefined && tuning.denseWeight > 0 && canUseVectors(store, model) && hasText;
+  const useDense = model !== undefined && tuning.denseWeight > 0 && canUseVectors(store, model, filter.scope) && hasText;
   const vector = useDense ? (options.queryVector ?? (await embedOne(model!, query))) : undefined;
   const staticState = tiers.static ? staticTierState(db, tiers.static) : "off";
   const staticWeight = vector ? tuning.staticWeight : tuning.staticAloneWeight;
