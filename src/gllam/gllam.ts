@@ -521,11 +521,11 @@ export class Gllam {
   /**
    * Checks every record of every file first, then writes each file in chunked transactions
    * (`gllam ingest`; see episodic/ingest.ts). The WAL checkpoint manager runs meanwhile (this
-   * engine's, else one for the ingest), so it stays bounded.
+   * engine's, else one for the ingest), so it stays bounded; none when a replicator checkpoints.
    */
   async ingestFiles(paths: string[], options?: IngestFileOptions, onProgress?: IngestProgress): Promise<IngestReport> {
     await this.#ensureStaticTier();
-    const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
+    const own = this.#checkpointManager || this.store.externalCheckpoints ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
     try {
       return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
     } finally {

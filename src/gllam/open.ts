@@ -115,6 +115,7 @@ export async function openGllamWith(tiers: ChosenTiers, settings: GllamSettings,
   if (staticTable) await ensureStaticTableNoisily(notices);
   return Gllam.open(databasePath(settings, env), {
     ...storeMode,
+    checkpoints: env.GLLAM_CHECKPOINTS,
     embedder: tiers.embedder,
     staticEmbedder: tiers.staticEmbedder,
     config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
