@@ -2,6 +2,7 @@ import { defineCommand, type CommandDef } from "citty";
 import { graphBenchCommand } from "../../bench/graph.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
+import { benchPoolCommand } from "./bench-pool.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
 import { benchScaleCommand } from "./bench-scale.ts";
 
@@ -15,6 +16,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
   scale: benchScaleCommand,
+  pool: benchPoolCommand,
 };
 
 export const benchCommand = defineCommand({
