@@ -1,5 +1,6 @@
 import { defineCommand, type CommandDef } from "citty";
 import { graphBenchCommand } from "../../bench/graph.ts";
+import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
@@ -13,6 +14,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
+  serve: serveBenchCommand,
 };
 
 export const benchCommand = defineCommand({

@@ -54,7 +54,7 @@ describe("gllam serve errors", () => {
     });
     const response = await fetch(`${served.url}/v1/recall`, { method: "POST", body: stream, headers: { "content-type": "application/json" } });
     expect(response.status).toBe(413);
-    expect((await response.json()).error.code).toBe("E_TOO_LARGE");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("E_TOO_LARGE");
   });
 
   test("after all of that the server still answers", async () => {

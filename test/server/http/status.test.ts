@@ -18,7 +18,7 @@ describe("HTTP status of errors", () => {
     try {
       const response = errorResponse(new TypeError("secret detail"));
       expect(response.status).toBe(500);
-      const body = await response.json();
+      const body = (await response.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("E_INTERNAL");
       expect(body.error.message).not.toContain("secret detail");
       expect(String(logged.mock.calls[0]?.[0])).toContain("secret detail");
