@@ -2,8 +2,9 @@
  * `gllam bench serve`: recall over HTTP as agents use it. For each embedder (static: the static
  * query embedding only; model: the bundled model embeds each query) and each size, the synthetic
  * memory grows to N turns, `gllam serve` starts on it as its own process (this executable again),
- * and concurrent clients in this process send POST /v1/recall with synthetic queries: client-side
- * latency p50/p95 (HTTP included) and requests per second.
+ * and clients in this process send POST /v1/recall with synthetic queries: one client alone for
+ * the latency a caller sees (p50/p95, HTTP included), then `clients` at once for the throughput
+ * (requests per second, and the latency under that load, queueing included).
  */
 import { defineCommand } from "citty";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -22,12 +23,16 @@ type BenchEmbedder = (typeof EMBEDDERS)[number];
 export type ServeBenchRun = {
   embedder: BenchEmbedder;
   episodes: number;
-  clients: number;
   requests: number;
   errors: number;
+  /** One client at a time. */
   p50_ms: number;
   p95_ms: number;
+  /** `clients` at once. */
+  clients: number;
   requests_per_s: number;
+  loaded_p50_ms: number;
+  loaded_p95_ms: number;
   /** Seconds to grow the memory to this size (turns, static vectors, model vectors). */
   build_s: number;
 };
@@ -110,19 +115,24 @@ export async function runServeBench(options: ServeBenchOptions, log: (line: stri
         log(`${embedder}: ${size} turns (${buildS.toFixed(1)} s)`);
         const server = await startServer(path, embedder);
         try {
-          const driven = await driveRecall(server.url, queries, options.clients, options.requests);
+          const alone = await driveRecall(server.url, queries, 1, options.requests);
+          const loaded = await driveRecall(server.url, queries, options.clients, options.requests);
           const run: ServeBenchRun = {
             embedder,
             episodes: size,
+            requests: alone.times.length + loaded.times.length,
+            errors: alone.errors + loaded.errors,
+            p50_ms: round(percentile(alone.times, 50), 1),
+            p95_ms: round(percentile(alone.times, 95), 1),
             clients: options.clients,
-            requests: driven.times.length,
-            errors: driven.errors,
-            p50_ms: round(percentile(driven.times, 50)),
-            p95_ms: round(percentile(driven.times, 95)),
-            requests_per_s: round(driven.times.length / driven.seconds),
-            build_s: round(buildS),
+            requests_per_s: round(loaded.times.length / loaded.seconds, 1),
+            loaded_p50_ms: round(percentile(loaded.times, 50), 1),
+            loaded_p95_ms: round(percentile(loaded.times, 95), 1),
+            build_s: round(buildS, 1),
           };
-          log(`${embedder} @ ${size}: p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, ${run.requests_per_s} req/s, ${run.errors} errors`);
+          log(
+            `${embedder} @ ${size}: p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms alone; ${run.requests_per_s} req/s with ${run.clients} clients (p50 ${run.loaded_p50_ms} ms); ${run.errors} errors`,
+          );
           runs.push(run);
         } finally {
           await server.stop();
@@ -142,8 +152,8 @@ export const serveBenchCommand = defineCommand({
   args: {
     episodes: { type: "string", description: "Sizes in turns, comma-separated (default 10000,100000)", valueHint: "n,n" },
     embedder: { type: "string", description: "static, model or both, comma-separated (default static,model)", valueHint: "names" },
-    clients: { type: "string", description: "Concurrent clients (default 8)", valueHint: "n" },
-    requests: { type: "string", description: "Recalls per run after 20 warm-up ones (default 400)", valueHint: "n" },
+    clients: { type: "string", description: "Concurrent clients of the throughput run (default 8)", valueHint: "n" },
+    requests: { type: "string", description: "Recalls per run, alone and then concurrent, each after 20 warm-up ones (default 400)", valueHint: "n" },
     seed: { type: "string", description: "Random seed of the turns and queries (default 1)", valueHint: "n" },
     json: benchOutputArgs.json,
     db: { type: "string", description: "Keep the benchmark's databases in this new folder (default: a temporary one, removed after)", valueHint: "dir" },
