@@ -34,7 +34,7 @@ export function describeFacts(store: Store, nodeId: string, options: { asOf?: nu
     db
       .query<FactSource, [string, string]>(
         `SELECT id, doc_type AS docType, handle, display_name AS displayName, trust_weight AS trustWeight FROM sources
-         WHERE id IN (SELECT value FROM json_each(?)) AND scope = ?`,
+         WHERE id IN (SELECT value FROM json_each(?)) AND +scope = ?`,
       )
       .all(JSON.stringify(links.flatMap((l) => l.originSourceId ?? [])), scope)
       .map((s) => [s.id, s]),

@@ -4,6 +4,7 @@ import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
+import { benchScaleCommand } from "./bench-scale.ts";
 
 /**
  * `gllam bench <name>`: the benchmark drivers compiled into the binary (src/bench/). Each memory
@@ -15,6 +16,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
   serve: serveBenchCommand,
+  scale: benchScaleCommand,
 };
 
 export const benchCommand = defineCommand({
