@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GllamError } from "../engine/errors.ts";
 import { Gllam } from "../gllam/gllam.ts";
-import { benchOutputArgs, intArg, reportBenchResult } from "./args.ts";
+import { benchOutputArgs, intArg, reportBenchResult, selfCommand } from "./args.ts";
 import { percentile, round } from "./metrics.ts";
 import { seededRandom } from "./random.ts";
 import { addRandomModelVectors, addSyntheticTurns, benchWords, synthText } from "./serve-data.ts";
@@ -38,9 +38,6 @@ export type ServeBenchRun = {
 };
 
 export type ServeBenchOptions = { sizes: number[]; embedders: BenchEmbedder[]; clients: number; requests: number; seed: number; db?: string };
-
-/** This executable: the compiled binary itself, or bun with the CLI entry point. */
-const selfCommand = () => (import.meta.url.includes("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main]);
 
 type Server = { url: string; stop: () => Promise<number> };
 
