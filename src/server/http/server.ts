@@ -83,6 +83,17 @@ export function createRequestHandler(gllam: Gllam, options: HttpServerOptions): 
 /** Starts serving (the memory stays open until the caller stops the server and closes it). */
 export function startHttpServer(gllam: Gllam, options: HttpServerOptions): Server<undefined> {
   const handle = createRequestHandler(gllam, options);
+  try {
+    return listen(handle, options);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EADDRINUSE") throw new GllamError("E_CONFIG", `${options.host}:${options.port} is in use (another gllam serve?); --port picks another (0: any free one)`);
+    if (code === "EADDRNOTAVAIL") throw new GllamError("E_CONFIG", `${options.host} is not an address of this machine (--host)`);
+    throw error;
+  }
+}
+
+function listen(handle: (request: Request) => Promise<Response>, options: HttpServerOptions): Server<undefined> {
   return Bun.serve({
     hostname: options.host,
     port: options.port,
