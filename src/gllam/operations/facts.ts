@@ -31,6 +31,7 @@ export const addFact = defineOperation({
     scope: ScopeSchema,
   }),
   readOnly: false,
+  opens: { create: true },
   run: (gllam, input) =>
     gllam.addFact({
       subject: input.subject,

@@ -1,0 +1,17 @@
+import { defineCommand } from "citty";
+import { version } from "../../../package.json";
+import { GllamSession } from "../../gllam/session.ts";
+import { serveMcpStdio } from "../../mcp/server.ts";
+import { globalArgs, scopeArg, scopeOf, settingsOf } from "../context.ts";
+
+export const mcpCommand = defineCommand({
+  meta: {
+    name: "mcp",
+    description: "MCP server on stdin/stdout for agent runtimes (Claude Desktop, Cursor, any MCP client): remember, recall, add_fact, facts, fact_history, forget, plan, stats, backup, doctor",
+  },
+  args: { scope: { ...scopeArg, description: "Scope of tool calls that name none (default: default)" }, ...globalArgs },
+  run: async ({ args }) => {
+    const scope = scopeOf(args);
+    await serveMcpStdio({ session: new GllamSession(settingsOf(args)), scope, version });
+  },
+});

@@ -1,0 +1,119 @@
+/**
+ * The MCP face: every operation as a tool, a node's facts and the store's figures as resources.
+ * One session serves every call, so memory opens once (reopened only to go from reading to
+ * writing) and the embedding model loads once. Calls run one at a time: the facade is synchronous
+ * SQLite underneath, and one at a time no call can close the memory another is using.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { openModeOf, parseOperationInput } from "../gllam/operation.ts";
+import { OPERATIONS } from "../gllam/operations.ts";
+import type { GllamSession } from "../gllam/session.ts";
+import { describeError, GllamError } from "../gllam/types.ts";
+import { readResource, RESOURCE_TEMPLATES, RESOURCES } from "./resources.ts";
+import { toolOf, withDefaultScope, type OperationTool } from "./tools.ts";
+
+export type McpServerOptions = {
+  session: GllamSession;
+  /** The scope of calls that name none. */
+  scope: string;
+  /** The server's version as MCP clients see it. */
+  version: string;
+  /** Where unexpected failures are logged (stderr: stdout carries the protocol). */
+  log?: (line: string) => void;
+};
+
+/** What a tool error says: GLLAM's own message and code (it names the bad field), or that it was unexpected. */
+function toolError(error: unknown, log: (line: string) => void): CallToolResult {
+  if (error instanceof GllamError) return { isError: true, content: [{ type: "text", text: `${error.message} [${error.code}]` }] };
+  log(`gllam mcp: unexpected error: ${error instanceof Error && error.stack ? error.stack : describeError(error)}`);
+  return { isError: true, content: [{ type: "text", text: `unexpected error: ${describeError(error)} [E_INTERNAL]` }] };
+}
+
+/** The facade's result as plain JSON (structured content is a JSON object). */
+const toStructured = (result: unknown): Record<string, unknown> | undefined => {
+  const json: unknown = JSON.parse(JSON.stringify(result ?? null));
+  return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+};
+
+export function createMcpServer(options: McpServerOptions): Server {
+  const { session, scope } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const tools = new Map<string, OperationTool>(OPERATIONS.map((operation) => [operation.name, toolOf(operation, scope)]));
+  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => {});
+    return run;
+  };
+
+  const server = new Server(
+    { name: "gllam", title: "GLLAM local agentic memory", version: options.version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        `Local long-term memory in ${session.path} (scope "${scope}" unless a call names another). ` +
+        "Before answering, `recall` what memory holds about the question; `remember` the conversation's turns worth keeping; " +
+        "`add_fact` records SUBJECT -[relationship]-> OBJECT with its source, `facts` and `fact_history` read them back, `forget` removes.",
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((entry) => entry.tool) }));
+
+  server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+    const entry = tools.get(params.name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${params.name}" (tools: ${[...tools.keys()].join(", ")})`);
+    return oneAtATime(async (): Promise<CallToolResult> => {
+      try {
+        const input = parseOperationInput(entry.operation, withDefaultScope(entry, params.arguments ?? {}, scope));
+        const result = await entry.operation.run(await session.open(openModeOf(entry.operation)), input);
+        return { content: [{ type: "text", text: entry.operation.toText(result) }], structuredContent: toStructured(result) };
+      } catch (error) {
+        return toolError(error, log);
+      }
+    });
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) =>
+    oneAtATime(async () => {
+      try {
+        return await readResource(params.uri, session, scope);
+      } catch (error) {
+        if (error instanceof GllamError) throw new McpError(error.code === "E_NOT_FOUND" ? ErrorCode.InvalidParams : ErrorCode.InternalError, `${error.message} [${error.code}]`);
+        throw error;
+      }
+    }),
+  );
+  return server;
+}
+
+/**
+ * Serves MCP on stdin/stdout until the client closes stdin (or a signal), then closes memory.
+ * Nothing but protocol may reach stdout: whatever a library prints goes to stderr.
+ */
+export async function serveMcpStdio(options: McpServerOptions): Promise<void> {
+  const toStderr = (...parts: unknown[]) => process.stderr.write(`${parts.map((part) => (typeof part === "string" ? part : Bun.inspect(part))).join(" ")}\n`);
+  console.log = console.info = console.debug = console.warn = toStderr;
+  const server = createMcpServer(options);
+  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  server.onclose = () => resolve();
+  const stop = () => void server.close();
+  process.stdin.once("end", stop);
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  await server.connect(new StdioServerTransport());
+  await closed;
+  options.session.close();
+}
