@@ -18,6 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { openModeOf, parseOperationInput } from "../gllam/operation.ts";
 import { OPERATIONS } from "../gllam/operations.ts";
+import { stderrNotices, type Notices } from "../gllam/open.ts";
 import type { GllamSession } from "../gllam/session.ts";
 import { describeError, GllamError } from "../gllam/types.ts";
 import { readResource, RESOURCE_TEMPLATES, RESOURCES } from "./resources.ts";
@@ -31,6 +32,15 @@ export type McpServerOptions = {
   version: string;
   /** Where unexpected failures are logged (stderr: stdout carries the protocol). */
   log?: (line: string) => void;
+};
+
+/** What the server says while it works, on stderr: warnings, and slow steps such as the model's one load. */
+export const mcpNotices: Notices = {
+  warn: stderrNotices.warn,
+  step: (label, work) => {
+    process.stderr.write(`gllam mcp: ${label}\n`);
+    return work();
+  },
 };
 
 /** What a tool error says: GLLAM's own message and code (it names the bad field), or that it was unexpected. */

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { version } from "../../../package.json";
 import { GllamSession } from "../../gllam/session.ts";
-import { serveMcpStdio } from "../../mcp/server.ts";
+import { mcpNotices, serveMcpStdio } from "../../mcp/server.ts";
 import { globalArgs, scopeArg, scopeOf, settingsOf } from "../context.ts";
 
 export const mcpCommand = defineCommand({
@@ -12,6 +12,6 @@ export const mcpCommand = defineCommand({
   args: { scope: { ...scopeArg, description: "Scope of tool calls that name none (default: default)" }, ...globalArgs },
   run: async ({ args }) => {
     const scope = scopeOf(args);
-    await serveMcpStdio({ session: new GllamSession(settingsOf(args)), scope, version });
+    await serveMcpStdio({ session: new GllamSession(settingsOf(args), mcpNotices), scope, version });
   },
 });
