@@ -56,7 +56,10 @@ const toStructured = (result: unknown): Record<string, unknown> | undefined => {
   return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
 };
 
-export function createMcpServer(options: McpServerOptions): Server {
+/** The server, and a promise of the moment no call is running or waiting (to close without cutting one off). */
+export type McpFace = { server: Server; idle: () => Promise<void> };
+
+export function createMcpServer(options: McpServerOptions): McpFace {
   const { session, scope } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const tools = new Map<string, OperationTool>(OPERATIONS.map((operation) => [operation.name, toolOf(operation, scope)]));
@@ -106,7 +109,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       }
     }),
   );
-  return server;
+  return { server, idle: async () => void (await queue) };
 }
 
 /**
@@ -116,11 +119,14 @@ export function createMcpServer(options: McpServerOptions): Server {
 export async function serveMcpStdio(options: McpServerOptions): Promise<void> {
   const toStderr = (...parts: unknown[]) => process.stderr.write(`${parts.map((part) => (typeof part === "string" ? part : Bun.inspect(part))).join(" ")}\n`);
   console.log = console.info = console.debug = console.warn = toStderr;
-  const server = createMcpServer(options);
+  const { server, idle } = createMcpServer(options);
   const { promise: closed, resolve } = Promise.withResolvers<void>();
   server.onclose = () => resolve();
   const stop = () => void server.close();
-  process.stdin.once("end", stop);
+  // A client that writes its requests and closes stdin (a shell pipe) still gets every answer:
+  // the last lines read are dispatched first, then the calls queued finish and their answers are sent.
+  const later = () => new Promise((resolve) => setTimeout(resolve));
+  process.stdin.once("end", () => void later().then(idle).then(later).then(stop));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   await server.connect(new StdioServerTransport());

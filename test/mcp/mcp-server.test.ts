@@ -172,6 +172,20 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     expect(session.stderr().match(/loading the embedding model/g)).toHaveLength(1);
   });
 
+  test("a shell pipe gets every answer before the server leaves at the end of its input", async () => {
+    const lines = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "0" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "facts", arguments: { node: "caddy" } } },
+    ];
+    const proc = Bun.spawn([installed.binary, "mcp"], { cwd: installed.runDir, env: installed.env, stdin: Buffer.from(lines.map((line) => JSON.stringify(line)).join("\n") + "\n"), stdout: "pipe", stderr: "pipe" });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    const answers = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2]);
+    expect(answers[1].result.content[0].text).toContain("Caddy (service)");
+  });
+
   test("--scope is the scope of calls that name none", async () => {
     const scoped = await connect(installed, ["--scope", "work"]);
     try {
