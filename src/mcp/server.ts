@@ -21,7 +21,7 @@ import { OPERATIONS } from "../gllam/operations.ts";
 import { stderrNotices, type Notices } from "../gllam/open.ts";
 import type { GllamSession } from "../gllam/session.ts";
 import { describeError, GllamError } from "../gllam/types.ts";
-import { readResource, RESOURCE_TEMPLATES, RESOURCES } from "./resources.ts";
+import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { toolOf, withDefaultScope, type OperationTool } from "./tools.ts";
 
 export type McpServerOptions = {
@@ -97,7 +97,7 @@ export function createMcpServer(options: McpServerOptions): McpFace {
     });
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => oneAtATime(async () => ({ resources: await listResources(session, scope) })));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) =>
     oneAtATime(async () => {

@@ -78,6 +78,7 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     const result = await call("recall", { query: "ferry" });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("[E_NOT_FOUND]");
+    expect((await session.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["gllam://stats"]);
     expect(existsSync(join(installed.runDir, "gllam.db"))).toBe(false);
   });
 
@@ -170,6 +171,18 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
       expect(textOf(await call("recall", { query, entities: ["caddy"] }))).toContain("## Caddy (service)");
     }
     expect(session.stderr().match(/loading the embedding model/g)).toHaveLength(1);
+  });
+
+  test("resources: the scope's nodes (the seeded sample's among them) and the store's figures", async () => {
+    const { resources } = await session.client.listResources();
+    expect(resources[0]).toMatchObject({ uri: "gllam://stats", mimeType: "text/markdown" });
+    expect(resources).toContainEqual(expect.objectContaining({ uri: "gllam://node/caddy", title: "Caddy (service)" }));
+    expect(resources.length).toBeGreaterThan(10);
+    const { resourceTemplates } = await session.client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["gllam://node/{id}"]);
+    const stats = await session.client.readResource({ uri: "gllam://stats" });
+    expect((stats.contents[0] as { text: string }).text).toContain("semantic_nodes");
+    await expect(session.client.readResource({ uri: "gllam://elsewhere" })).rejects.toThrow(/no resource gllam:\/\/elsewhere/);
   });
 
   test("a shell pipe gets every answer before the server leaves at the end of its input", async () => {
