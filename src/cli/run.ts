@@ -41,11 +41,11 @@ const subCommands: Record<string, AnyCommand> = {
   sleep: sleepCommand,
   taxonomy: taxonomyCommand,
   repl: replCommand,
+  mcp: mcpCommand,
   export: exportCommand,
   import: importCommand,
   backup: backupCommand,
   doctor: doctorCommand,
-  mcp: mcpCommand,
 };
 
 export const mainCommand = defineCommand({

@@ -7,7 +7,6 @@
 import * as v from "valibot";
 import { parseInput } from "../memory/parse.ts";
 import type { Gllam } from "./gllam.ts";
-import type { OpenMode } from "./open.ts";
 
 export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> = {
   /** snake_case: the MCP tool's name and the operation's name in errors and OpenAPI. */
@@ -18,16 +17,13 @@ export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> 
   /** Reads only: faces open the file read-only (nothing created, nothing changed). */
   readOnly: boolean;
   /** How a long-running face (MCP, HTTP) opens memory for it; default: read-only for reads, else an existing file. */
-  opens?: OpenMode;
+  opens?: import("./open.ts").OpenMode;
   run(gllam: Gllam, input: v.InferOutput<S>): R | Promise<R>;
   /** The result as Markdown for people and LLMs (the CLI's default output, MCP's text content). */
   toText(result: Awaited<R>): string;
 };
 
 export const defineOperation = <S extends v.GenericSchema, R>(operation: Operation<S, R>): Operation<S, R> => operation;
-
-/** How memory is opened for an operation: a read never creates anything, a write creates a file only when it may be the first thing stored. */
-export const openModeOf = (operation: Operation<v.GenericSchema, unknown>): OpenMode => operation.opens ?? (operation.readOnly ? { readOnly: true } : { create: false });
 
 /** A face's raw input parsed with the operation's schema: E_BAD_INPUT names the field. */
 export const parseOperationInput = <S extends v.GenericSchema>(operation: Operation<S, unknown>, raw: unknown): v.InferOutput<S> =>
@@ -37,6 +33,10 @@ export const parseOperationInput = <S extends v.GenericSchema>(operation: Operat
 export async function runOperation<S extends v.GenericSchema, R>(gllam: Gllam, operation: Operation<S, R>, raw: unknown): Promise<Awaited<R>> {
   return await operation.run(gllam, parseOperationInput(operation, raw));
 }
+
+/** How memory is opened for an operation: a read never creates anything, a write creates a file only when it may be the first thing stored. */
+export const openModeOf = (operation: Operation<v.GenericSchema, unknown>): import("./open.ts").OpenMode =>
+  operation.opens ?? (operation.readOnly ? { readOnly: true } : { create: false });
 
 // ------------------------------------------------------------------ wire pieces
 
