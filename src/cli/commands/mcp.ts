@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { version } from "../../../package.json";
 import { GllamSession } from "../../gllam/session.ts";
-import { mcpNotices, serveMcpStdio } from "../../mcp/server.ts";
+import { mcpNotices, serveMcpStdio } from "../../server/mcp/server.ts";
 import { globalArgs, scopeArg, scopeOf, settingsOf } from "../context.ts";
 
 export const mcpCommand = defineCommand({

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { compiledGllam } from "../binary-build.ts";
-import { makeTempDir } from "../helpers.ts";
-import { installCompiled } from "../scripts/compiled.ts";
+import { compiledGllam } from "../../binary-build.ts";
+import { makeTempDir } from "../../helpers.ts";
+import { installCompiled } from "../../scripts/compiled.ts";
 
 const DOMAIN = `(define (domain lamp)
   (:requirements :strips)

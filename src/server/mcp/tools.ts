@@ -5,7 +5,7 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Operation } from "../gllam/operation.ts";
+import type { Operation } from "../../gllam/operation.ts";
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { OPERATIONS } from "../../src/gllam/operations.ts";
-import { mergeObjectUnion, toolOf, withDefaultScope } from "../../src/mcp/tools.ts";
+import { OPERATIONS } from "../../../src/gllam/operations.ts";
+import { mergeObjectUnion, toolOf, withDefaultScope } from "../../../src/server/mcp/tools.ts";
 
 const entryNamed = (name: string, scope = "default") => toolOf(OPERATIONS.find((operation) => operation.name === name)!, scope);
 

@@ -16,11 +16,11 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { openModeOf, parseOperationInput } from "../gllam/operation.ts";
-import { OPERATIONS } from "../gllam/operations.ts";
-import { stderrNotices, type Notices } from "../gllam/open.ts";
-import type { GllamSession } from "../gllam/session.ts";
-import { describeError, GllamError } from "../gllam/types.ts";
+import { openModeOf, parseOperationInput } from "../../gllam/operation.ts";
+import { OPERATIONS } from "../../gllam/operations.ts";
+import { stderrNotices, type Notices } from "../../gllam/open.ts";
+import type { GllamSession } from "../../gllam/session.ts";
+import { describeError, GllamError } from "../../gllam/types.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { toolOf, withDefaultScope, type OperationTool } from "./tools.ts";
 

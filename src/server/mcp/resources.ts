@@ -4,10 +4,10 @@
  * names the scope's nodes (the seeded sample's ten, say) up to a limit; any node is readable by URI.
  */
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { openModeOf, runOperation, type Operation } from "../gllam/operation.ts";
-import { facts, stats } from "../gllam/operations.ts";
-import type { GllamSession } from "../gllam/session.ts";
-import { GllamError, isGllamError } from "../gllam/types.ts";
+import { openModeOf, runOperation, type Operation } from "../../gllam/operation.ts";
+import { facts, stats } from "../../gllam/operations.ts";
+import type { GllamSession } from "../../gllam/session.ts";
+import { GllamError, isGllamError } from "../../gllam/types.ts";
 
 const MARKDOWN = "text/markdown";
 const NODE_PREFIX = "gllam://node/";
