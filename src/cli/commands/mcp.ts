@@ -12,6 +12,7 @@ export const mcpCommand = defineCommand({
   args: { scope: { ...scopeArg, description: "Scope of tool calls that name none (default: default)" }, ...globalArgs },
   run: async ({ args }) => {
     const scope = scopeOf(args);
+    if (process.stdin.isTTY) process.stderr.write("gllam mcp: serving MCP on stdin/stdout for an MCP client (see README, MCP server); Ctrl-C leaves\n");
     await serveMcpStdio({ session: new GllamSession(settingsOf(args), mcpNotices), scope, version });
   },
 });

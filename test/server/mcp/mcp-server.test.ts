@@ -202,6 +202,8 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
   test("--scope is the scope of calls that name none", async () => {
     const scoped = await connect(installed, ["--scope", "work"]);
     try {
+      // The memory is first opened to read, then reopened to write: the calls go on as before.
+      expect(textOf(await scoped.client.callTool({ name: "recall", arguments: { query: "release train" } }))).not.toContain("Thursday");
       await scoped.client.callTool({ name: "remember", arguments: { turns: [{ session_id: "standup", content: "The release train leaves on Thursday." }] } });
       expect(textOf(await scoped.client.callTool({ name: "recall", arguments: { query: "release train" } }))).toContain("The release train leaves on Thursday.");
       // The default scope does not see it, through this server or the CLI.
@@ -210,5 +212,8 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     } finally {
       await scoped.client.close();
     }
+    const badScope = installed.run("mcp", "--scope", "a/b");
+    expect(badScope.code).toBe(1);
+    expect(badScope.stderr).toContain('invalid --scope "a/b": must not contain "/"');
   });
 });
