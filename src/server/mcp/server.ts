@@ -16,9 +16,10 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { openModeOf, parseOperationInput } from "../../gllam/operation.ts";
+import { openModeOf, parseOperationInput, type Operation } from "../../gllam/operation.ts";
 import { OPERATIONS } from "../../gllam/operations.ts";
 import { stderrNotices, type Notices } from "../../gllam/open.ts";
+import type { Gllam } from "../../gllam/gllam.ts";
 import type { GllamSession } from "../../gllam/session.ts";
 import { describeError, GllamError } from "../../gllam/types.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
@@ -30,6 +31,8 @@ export type McpServerOptions = {
   scope: string;
   /** The server's version as MCP clients see it. */
   version: string;
+  /** Background workers giving remembered episodes their model vectors once memory is open to write (0: none). */
+  workers?: number;
   /** Where unexpected failures are logged (stderr: stdout carries the protocol). */
   log?: (line: string) => void;
 };
@@ -70,6 +73,20 @@ export function createMcpServer(options: McpServerOptions): McpFace {
     return run;
   };
 
+  // The memory open to write gets what a long-running writer needs: a pool filling model vectors
+  // (the model tier of what `remember` stored), and WAL checkpoints so the file's WAL stays small.
+  let writer: Gllam | undefined;
+  const openFor = async (operation: Operation): Promise<Gllam> => {
+    const mode = openModeOf(operation);
+    const gllam = await session.open(mode);
+    if (!("readOnly" in mode) && gllam !== writer) {
+      writer = gllam;
+      if ((options.workers ?? 0) > 0) gllam.startEmbeddingWorkerPool(options.workers);
+      gllam.startWALCheckpointManager(1000);
+    }
+    return gllam;
+  };
+
   const server = new Server(
     { name: "gllam", title: "GLLAM local agentic memory", version: options.version },
     {
@@ -89,7 +106,7 @@ export function createMcpServer(options: McpServerOptions): McpFace {
     return oneAtATime(async (): Promise<CallToolResult> => {
       try {
         const input = parseOperationInput(entry.operation, withDefaultScope(entry, params.arguments ?? {}, scope));
-        const result = await entry.operation.run(await session.open(openModeOf(entry.operation)), input);
+        const result = await entry.operation.run(await openFor(entry.operation), input);
         return { content: [{ type: "text", text: entry.operation.toText(result) }], structuredContent: toStructured(result) };
       } catch (error) {
         return toolError(error, log);

@@ -164,6 +164,17 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     expect(session.stderr()).not.toContain("unexpected error");
   });
 
+  test("a background worker gives remembered episodes their model vectors; stdout stays protocol", async () => {
+    type Tables = { episodes: number; episode_vectors: number; episode_vector_queue: number };
+    const tables = async () => ((await call("stats")).structuredContent as { tables: Tables }).tables;
+    // The worker embeds while calls go on; wait for it by asking (its speed is not what is tested).
+    for (let asked = 0; asked < 600 && (await tables()).episode_vector_queue > 0; asked++) await Bun.sleep(200);
+    const filled = await tables();
+    expect(filled.episode_vector_queue).toBe(0);
+    expect(filled.episode_vectors).toBe(filled.episodes);
+    expect(session.protocolErrors).toEqual([]);
+  });
+
   test("the embedding model loads once, at the first search that needs it", async () => {
     // `gllam seed` (another process) stores nodes with model vectors: recall now embeds the query with the model.
     expect(await cli(installed, "seed")).toMatchObject({ code: 0, stderr: "" });
