@@ -4,7 +4,6 @@ import { version } from "../../../package.json";
 import { IntegerSchema } from "../../gllam/operation.ts";
 import { GllamSession } from "../../gllam/session.ts";
 import { GllamError } from "../../gllam/types.ts";
-import { mcpNotices, serveMcpStdio } from "../../server/mcp/server.ts";
 import { globalArgs, scopeArg, scopeOf, settingsOf } from "../context.ts";
 
 /** --workers N: background embedding workers, 0..16 (default 1). */
@@ -29,6 +28,8 @@ export const mcpCommand = defineCommand({
     const scope = scopeOf(args);
     const workers = workersOf(args.workers);
     if (process.stdin.isTTY) process.stderr.write("gllam mcp: serving MCP on stdin/stdout for an MCP client (see README, MCP server); Ctrl-C leaves\n");
+    // Loaded here, not with the CLI: the SDK would add a quarter second to every other command's start.
+    const { mcpNotices, serveMcpStdio } = await import("../../server/mcp/server.ts");
     await serveMcpStdio({ session: new GllamSession(settingsOf(args), mcpNotices), scope, version, workers });
   },
 });
