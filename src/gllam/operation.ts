@@ -19,6 +19,8 @@ export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> 
   /** How a long-running face (MCP, HTTP) opens memory for it; default: read-only for reads, else an existing file. */
   opens?: import("./open.ts").OpenMode;
   run(gllam: Gllam, input: v.InferOutput<S>): R | Promise<R>;
+  /** The same without memory, for operations that need none: a face may run it before any memory file exists. */
+  withoutMemory?(input: v.InferOutput<S>): R | Promise<R>;
   /** The result as Markdown for people and LLMs (the CLI's default output, MCP's text content). */
   toText(result: Awaited<R>): string;
 };

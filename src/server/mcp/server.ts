@@ -106,8 +106,9 @@ export function createMcpServer(options: McpServerOptions): McpFace {
     return oneAtATime(async (): Promise<CallToolResult> => {
       try {
         const input = parseOperationInput(entry.operation, withDefaultScope(entry, params.arguments ?? {}, scope));
-        const result = await entry.operation.run(await openFor(entry.operation), input);
-        return { content: [{ type: "text", text: entry.operation.toText(result) }], structuredContent: toStructured(result) };
+        const { operation } = entry;
+        const result = operation.withoutMemory ? await operation.withoutMemory(input) : await operation.run(await openFor(operation), input);
+        return { content: [{ type: "text", text: operation.toText(result) }], structuredContent: toStructured(result) };
       } catch (error) {
         return toolError(error, log);
       }

@@ -74,6 +74,15 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     expect(Object.keys(tools.find((tool) => tool.name === "forget")!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["node", "link", "source", "episode", "session", "scope"]));
   });
 
+  test("plan needs no memory: it solves PDDL given as text before any file exists", async () => {
+    const planned = await call("plan", { domain: DOMAIN, problem: PROBLEM });
+    expect(textOf(planned).trimEnd()).toBe("(switch-on)\n; cost = 1");
+    expect(planned.structuredContent).toMatchObject({ status: "solved", cost: 1 });
+    const broken = await call("plan", { domain: "(define (domain lamp)", problem: PROBLEM });
+    expect(textOf(broken)).toBe("domain.pddl:1:1: unclosed '(' (missing ')' before the end of the file) [E_BAD_INPUT]");
+    expect(existsSync(join(installed.runDir, "gllam.db"))).toBe(false);
+  });
+
   test("a read before anything is stored is a tool error and creates no file", async () => {
     const result = await call("recall", { query: "ferry" });
     expect(result.isError).toBe(true);
@@ -119,10 +128,7 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     expect(textOf(await call("facts", { node: "Caddy" }))).toContain("(no facts)");
   });
 
-  test("plan solves PDDL given as text; stats, backup and doctor report on the file", async () => {
-    const planned = await call("plan", { domain: DOMAIN, problem: PROBLEM });
-    expect(textOf(planned).trimEnd()).toBe("(switch-on)\n; cost = 1");
-
+  test("stats, backup and doctor report on the file", async () => {
     const stats = await call("stats");
     expect(stats.structuredContent).toMatchObject({ tables: { episodes: 2, sessions: 1 } });
     expect(textOf(stats)).toContain("database   ");
