@@ -3,6 +3,8 @@
  * One session serves every call, so memory opens once (reopened only to go from reading to
  * writing) and the embedding model loads once. Calls run one at a time: the facade is synchronous
  * SQLite underneath, and one at a time no call can close the memory another is using.
+ * The SDK's low-level `Server` is used because the tools' schemas are JSON Schema generated from
+ * valibot (its `McpServer` wants zod schemas).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -33,8 +35,6 @@ export type McpServerOptions = {
   version: string;
   /** Background workers giving remembered episodes their model vectors once memory is open to write (0: none). */
   workers?: number;
-  /** Where unexpected failures are logged (stderr: stdout carries the protocol). */
-  log?: (line: string) => void;
 };
 
 /** What the server says while it works, on stderr: warnings, and slow steps such as the model's one load. */
@@ -47,11 +47,18 @@ export const mcpNotices: Notices = {
 };
 
 /** What a tool error says: GLLAM's own message and code (it names the bad field), or that it was unexpected. */
-function toolError(error: unknown, log: (line: string) => void): CallToolResult {
+function toolError(error: unknown): CallToolResult {
   if (error instanceof GllamError) return { isError: true, content: [{ type: "text", text: `${error.message} [${error.code}]` }] };
-  log(`gllam mcp: unexpected error: ${error instanceof Error && error.stack ? error.stack : describeError(error)}`);
+  // A bug: its stack goes to stderr (stdout carries the protocol), the client gets one line.
+  stderrNotices.warn(`gllam mcp: unexpected error: ${error instanceof Error && error.stack ? error.stack : describeError(error)}`);
   return { isError: true, content: [{ type: "text", text: `unexpected error: ${describeError(error)} [E_INTERNAL]` }] };
 }
+
+/** The MCP specification's code for a resource that does not exist (the SDK names none). */
+const RESOURCE_NOT_FOUND = -32002;
+
+const resourceErrorCode = (error: GllamError): number =>
+  error.code === "E_NOT_FOUND" ? RESOURCE_NOT_FOUND : error.code === "E_BAD_INPUT" ? ErrorCode.InvalidParams : ErrorCode.InternalError;
 
 /** The facade's result as plain JSON (structured content is a JSON object). */
 const toStructured = (result: unknown): Record<string, unknown> | undefined => {
@@ -64,7 +71,6 @@ export type McpFace = { server: Server; idle: () => Promise<void> };
 
 export function createMcpServer(options: McpServerOptions): McpFace {
   const { session, scope } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const tools = new Map<string, OperationTool>(OPERATIONS.map((operation) => [operation.name, toolOf(operation, scope)]));
   let queue: Promise<unknown> = Promise.resolve();
   const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
@@ -110,7 +116,7 @@ export function createMcpServer(options: McpServerOptions): McpFace {
         const result = operation.withoutMemory ? await operation.withoutMemory(input) : await operation.run(await openFor(operation), input);
         return { content: [{ type: "text", text: operation.toText(result) }], structuredContent: toStructured(result) };
       } catch (error) {
-        return toolError(error, log);
+        return toolError(error);
       }
     });
   });
@@ -122,7 +128,7 @@ export function createMcpServer(options: McpServerOptions): McpFace {
       try {
         return await readResource(params.uri, session, scope);
       } catch (error) {
-        if (error instanceof GllamError) throw new McpError(error.code === "E_NOT_FOUND" ? ErrorCode.InvalidParams : ErrorCode.InternalError, `${error.message} [${error.code}]`);
+        if (error instanceof GllamError) throw new McpError(resourceErrorCode(error), `${error.message} [${error.code}]`);
         throw error;
       }
     }),

@@ -199,7 +199,7 @@ describe("gllam mcp (compiled, SDK client over stdio)", () => {
     expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["gllam://node/{id}"]);
     const stats = await session.client.readResource({ uri: "gllam://stats" });
     expect((stats.contents[0] as { text: string }).text).toContain("semantic_nodes");
-    await expect(session.client.readResource({ uri: "gllam://elsewhere" })).rejects.toThrow(/no resource gllam:\/\/elsewhere/);
+    await expect(session.client.readResource({ uri: "gllam://elsewhere" })).rejects.toMatchObject({ code: -32002, message: expect.stringContaining("no resource gllam://elsewhere") });
   });
 
   test("a shell pipe gets every answer before the server leaves at the end of its input", async () => {
