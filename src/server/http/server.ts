@@ -14,9 +14,6 @@ import { createRouter, MethodNotAllowed } from "./router.ts";
 import { ROUTES, type Route } from "./routes.ts";
 import { errorResponse, jsonResponse } from "./status.ts";
 
-export const DEFAULT_PORT = 7411;
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
 /** Answers what no route takes (outside /v1/): a Response, or undefined for 404. Not behind the token: static assets only. */
 export type Fallback = (request: Request) => Response | undefined | Promise<Response | undefined>;
 
