@@ -1,4 +1,7 @@
+import * as v from "valibot";
 import { parseScope } from "../memory/parse.ts";
+import { IntegerSchema } from "../gllam/operation.ts";
+import { GllamError } from "../gllam/types.ts";
 import type { Gllam } from "../gllam/gllam.ts";
 import { DEFAULT_EMBEDDER, withGllam, type GllamSettings, type OpenMode } from "../gllam/open.ts";
 import { sameSettings, type GllamSession } from "../gllam/session.ts";
@@ -61,4 +64,19 @@ export async function withEngine<T>(args: GlobalArgs, mode: OpenMode, fn: (gllam
   const settings = settingsOf(args);
   if (activeSession && sameSettings(settings, activeSession.settings)) return fn(await activeSession.open(mode));
   return withGllam(settings, mode, fn, activeSession?.notices);
+}
+
+/** --workers of the long-running faces (gllam mcp, gllam serve): background workers giving remembered episodes their model vectors. */
+export const backgroundWorkersArg = {
+  type: "string",
+  description: "Background workers giving remembered episodes their model vectors (default 1; 0 for none)",
+  valueHint: "n",
+} as const;
+
+/** An integer flag in [min, max] as given on the command line, or E_BAD_INPUT naming the flag. */
+export function integerFlag(text: string | undefined, fallback: number, flag: string, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const result = v.safeParse(IntegerSchema(min, max), Number(text));
+  if (!result.success) throw new GllamError("E_BAD_INPUT", `invalid ${flag} "${text}": ${result.issues[0].message}`);
+  return result.output;
 }

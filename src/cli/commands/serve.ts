@@ -1,8 +1,7 @@
 import { defineCommand } from "citty";
-import * as v from "valibot";
 import { openGllam } from "../../gllam/open.ts";
 import { GllamError } from "../../gllam/types.ts";
-import { globalArgs, settingsOf } from "../context.ts";
+import { backgroundWorkersArg, globalArgs, integerFlag, settingsOf } from "../context.ts";
 
 const DEFAULT_PORT = 7411;
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -15,15 +14,6 @@ export function parseByteSize(text: string): number {
   const unit = found && UNITS[found[2]!.toLowerCase()];
   if (!found || !unit || Number(found[1]) * unit < 1) throw new GllamError("E_BAD_INPUT", `--max-body must be a size like 10MB, 512k or 1048576, got "${text}"`);
   return Math.floor(Number(found[1]) * unit);
-}
-
-const PortSchema = v.pipe(v.string(), v.transform(Number), v.integer("must be a port number 0..65535"), v.minValue(0, "must be a port number 0..65535"), v.maxValue(65535, "must be a port number 0..65535"));
-const WorkersSchema = v.pipe(v.string(), v.transform(Number), v.integer("must be a number of workers 0..16"), v.minValue(0, "must be a number of workers 0..16"), v.maxValue(16, "must be a number of workers 0..16"));
-
-function parseFlag<S extends v.GenericSchema<string, number>>(schema: S, text: string, flag: string): number {
-  const result = v.safeParse(schema, text);
-  if (!result.success) throw new GllamError("E_BAD_INPUT", `${flag} ${result.issues[0].message}, got "${text}"`);
-  return result.output;
 }
 
 /** Resolves on SIGINT or SIGTERM (the server then stops and memory closes). */
@@ -40,13 +30,13 @@ export const serveCommand = defineCommand({
     port: { type: "string", description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)`, valueHint: "port" },
     token: { type: "string", description: "Bearer token every route but /health requires (default: $GLLAM_TOKEN)", valueHint: "token" },
     "max-body": { type: "string", description: "Largest request body (default 10MB)", valueHint: "size" },
-    workers: { type: "string", description: "Background workers giving remembered episodes their model vectors (default 1; 0 for none)", valueHint: "n" },
+    workers: backgroundWorkersArg,
     ...globalArgs,
   },
   run: async ({ args }) => {
     const host = args.host ?? "127.0.0.1";
-    const port = args.port === undefined ? DEFAULT_PORT : parseFlag(PortSchema, args.port, "--port");
-    const workers = args.workers === undefined ? 1 : parseFlag(WorkersSchema, args.workers, "--workers");
+    const port = integerFlag(args.port, DEFAULT_PORT, "--port", 0, 65535);
+    const workers = integerFlag(args.workers, 1, "--workers", 0, 16);
     const maxBodyBytes = args["max-body"] === undefined ? DEFAULT_MAX_BODY_BYTES : parseByteSize(args["max-body"]);
     const token = args.token ?? process.env.GLLAM_TOKEN;
     // Loaded here, not with the CLI, so other commands do not pay for the server's modules at start.
