@@ -1,0 +1,209 @@
+/**
+ * The memory browser in a real headless browser (Debian's chromium driven by playwright-core),
+ * against `gllam seed` data served by the compiled binary from an empty folder with a fresh HOME,
+ * behind a bearer token the page takes from /?token=. Screenshots of every view land in the
+ * test's temp folder (GLLAM_SCREENSHOTS names another folder to keep them).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { compiledGllam } from "../../binary-build.ts";
+import { makeTempDir } from "../../helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`skipping the memory browser tests: no ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
+
+const TOKEN = "browser-test-token";
+const dir = makeTempDir("gllam-browser-");
+const shots = process.env.GLLAM_SCREENSHOTS ?? join(dir, "screenshots");
+let binary: string;
+let server: ReturnType<typeof Bun.spawn> | undefined;
+let base: string;
+let browser: Browser;
+let page: Page;
+
+const env = () => ({ ...process.env, HOME: join(dir, "home"), GLLAM_TOKEN: undefined });
+
+function gllam(...args: string[]): string {
+  const run = Bun.spawnSync([binary, "--db", join(dir, "memory.db"), ...args], { cwd: dir, env: env(), stdout: "pipe", stderr: "pipe" });
+  if (run.exitCode !== 0) throw new Error(`gllam ${args.join(" ")}: ${run.stderr.toString()}`);
+  return run.stdout.toString();
+}
+
+/** Starts `gllam serve --port 0` and reads the URL it prints. */
+async function serve(): Promise<string> {
+  server = Bun.spawn([binary, "--db", join(dir, "memory.db"), "serve", "--port", "0", "--token", TOKEN, "--workers", "0"], { cwd: dir, env: env(), stdout: "ignore", stderr: "pipe" });
+  const reader = server.stderr.getReader();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`gllam serve stopped: ${text}`);
+    text += new TextDecoder().decode(value);
+    const url = /on (http:\/\/\S+)/.exec(text)?.[1];
+    if (url) {
+      reader.releaseLock();
+      return url;
+    }
+  }
+}
+
+/** Goes to a view and waits until it has drawn (the shell marks <body data-ready>). */
+async function open(path: string): Promise<void> {
+  await page.evaluate(() => delete document.body.dataset.ready).catch(() => {});
+  await page.goto(base + path);
+  await page.waitForSelector("body[data-ready]");
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+/** Waits for the view a click or key led to (the shell sets data-ready after each render). */
+async function settled(action: () => Promise<unknown>): Promise<void> {
+  await page.evaluate(() => delete document.body.dataset.ready);
+  await action();
+  await page.waitForSelector("body[data-ready]");
+}
+
+describe.skipIf(!haveChromium)("the memory browser, in chromium, against the compiled binary", () => {
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    mkdirSync(join(dir, "home"));
+    binary = await compiledGllam();
+    gllam("seed");
+    // Two sources of equal trust disagree on an exclusive relationship: an open contradiction.
+    gllam("fact", "add", "Caddy", "has_state", "healthy", "--source", "ann", "--doc-type", "slack", "--new");
+    gllam("fact", "add", "Caddy", "has_state", "degraded", "--source", "bob", "--doc-type", "slack", "--new");
+    base = await serve();
+    const turns = [
+      ["ops", "Ann", "Caddy now serves Grafana behind the tailnet name", "2025-02-03T10:00:00Z"],
+      ["ops", "Bob", "Remember to set Grafana's root_url for the proxy path", "2025-02-03T10:05:00Z"],
+      ["ops", "Ann", "Gitea moved behind Caddy as well", "2025-03-15T09:00:00Z"],
+      ["standup", "Bob", "Postgres snapshots need the service stopped first", "2025-03-20T08:30:00Z"],
+    ].map(([session_id, speaker, content, timestamp]) => ({ session_id, speaker, content, timestamp }));
+    const stored = await fetch(`${base}/v1/episodes`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ episodes: turns }) });
+    expect(stored.status).toBe(200);
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill();
+    await server?.exited;
+  });
+
+  test("the page asks for the token; /?token= keeps it for the tab", async () => {
+    await open("/status");
+    expect(await page.locator("h1").textContent()).toBe("Token needed");
+    await open(`/status?token=${TOKEN}`);
+    expect(page.url()).toBe(`${base}/status`);
+    expect(await page.locator("h1").textContent()).toBe("Health");
+    expect(await page.locator("#tables").textContent()).toContain("semantic_nodes");
+    await shot("health");
+  });
+
+  test("search for “web server” finds Caddy, with cited facts and the episodes' retrievers", async () => {
+    await open("/?q=web+server");
+    const focus = page.locator("article.focus h2").first();
+    expect(await focus.textContent()).toContain("Caddy");
+    expect(await page.locator("article.focus").first().textContent()).toContain("binds_to");
+    expect(await page.locator("ol.episodes li").count()).toBeGreaterThan(0);
+    expect(await page.locator("ol.episodes").textContent()).toContain("found by:");
+    await shot("search");
+    // A citation leads to its source: the subject's node page at that link.
+    await settled(() => page.locator("article.focus a", { hasText: "[link" }).first().click());
+    expect(new URL(page.url()).pathname).toBe("/node/caddy");
+  });
+
+  test("Caddy's node page: facts, history, sources; world time before 2025-01-10 has none of its links", async () => {
+    await open("/node/caddy");
+    const facts = page.locator("#facts tbody tr");
+    expect(await facts.count()).toBeGreaterThanOrEqual(5);
+    expect(await page.locator("#facts").textContent()).toContain("Tailscale FQDN");
+    expect(await page.locator(".history").count()).toBeGreaterThan(0);
+    expect(await page.locator("[id^=source-]").count()).toBeGreaterThan(0);
+    await shot("node");
+    // Home moves the world-time slider to its start (a month before the first fact), then the API is asked again.
+    await page.locator("#asOf").focus();
+    await page.keyboard.press("Home");
+    await page.waitForSelector("#no-facts");
+    const asOf = new URL(page.url()).searchParams.get("asOf")!;
+    expect(asOf < "2025-01-10").toBe(true);
+    expect(await page.locator("#facts-heading").textContent()).toContain(asOf);
+    await shot("node-before");
+    // The URL reproduces the view.
+    await open(`/node/caddy?asOf=${asOf}`);
+    expect(await page.locator("#no-facts").count()).toBe(1);
+    await open("/node/caddy?asOf=2025-01-20");
+    expect(await page.locator("#facts").textContent()).toContain("binds_to");
+    expect(await page.locator("#facts").textContent()).not.toContain("reverse_proxies_to");
+  });
+
+  test("graph: the neighbourhood drawn with labelled links, contested ones marked, and a path", async () => {
+    await open("/graph/caddy?hops=2");
+    expect(await page.locator("svg g.node").count()).toBeGreaterThan(5);
+    expect(await page.locator("svg .edge-label", { hasText: "binds_to" }).count()).toBe(1);
+    expect(await page.locator("svg .edge.contested").count()).toBe(2);
+    await page.locator("#path-to").fill("PostgreSQL");
+    await settled(() => page.locator("#path-to").press("Enter"));
+    expect(new URL(page.url()).searchParams.get("to")).toBe("PostgreSQL");
+    expect(await page.locator("#path h2").textContent()).toContain("PostgreSQL");
+    expect(await page.locator("svg .edge.on-path").count()).toBeGreaterThan(0);
+    await shot("graph");
+  });
+
+  test("contradictions: both claims with sources and trust; believing one empties the queue", async () => {
+    await open("/contradictions");
+    const card = page.locator("article.contradiction");
+    expect(await card.count()).toBe(1);
+    expect(await card.locator(".claim").count()).toBe(2);
+    expect(await card.textContent()).toContain("slack/ann");
+    expect(await card.textContent()).toContain("slack/bob");
+    await shot("contradictions");
+    await page.locator("button", { hasText: "Believe “degraded”" }).click();
+    await page.waitForSelector("#queue-empty");
+    await open("/contradictions?status=resolved");
+    expect(await page.locator("article.contradiction .tag.ok").textContent()).toBe("believed");
+    await open("/node/caddy");
+    expect(await page.locator("#facts").textContent()).toContain("degraded");
+    expect(await page.locator("#facts").textContent()).not.toContain("healthy");
+  });
+
+  test("timeline: density by day, sessions, and a day picked filters search", async () => {
+    await open("/timeline");
+    expect(await page.locator("svg rect.density").count()).toBe(3);
+    expect(await page.locator("table").textContent()).toContain("standup");
+    await shot("timeline");
+    await settled(() => page.locator("svg rect.density").first().click());
+    expect(new URL(page.url()).searchParams.get("from")).toBe("2025-02-03");
+    await page.locator("#window-q").fill("Grafana");
+    await settled(() => page.locator("#window-q").press("Enter"));
+    const episodes = await page.locator("ol.episodes").textContent();
+    expect(episodes).toContain("root_url");
+    expect(episodes).not.toContain("Gitea moved");
+  });
+
+  test("forget a session from the page: a dry run says what goes, confirming removes it", async () => {
+    await open("/session/standup");
+    expect(await page.locator("li.episode").count()).toBe(1);
+    await page.locator("button", { hasText: "Forget this session" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("1 episodes");
+    await shot("forget");
+    await settled(() => page.locator("#forget-confirm").click());
+    expect(new URL(page.url()).pathname).toBe("/timeline");
+    expect(await page.locator("table").textContent()).not.toContain("standup");
+  });
+
+  test("a narrow window still shows the node page", async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await open("/node/caddy");
+    expect(await page.locator("#facts").isVisible()).toBe(true);
+    await shot("node-narrow");
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
