@@ -15,6 +15,7 @@ import { recallCommand } from "./commands/recall.ts";
 import { reembedCommand } from "./commands/reembed.ts";
 import { replCommand } from "./commands/repl.ts";
 import { seedCommand } from "./commands/seed.ts";
+import { serveCommand } from "./commands/serve.ts";
 import { sleepCommand } from "./commands/sleep.ts";
 import { statsCommand } from "./commands/stats.ts";
 import { taxonomyCommand } from "./commands/taxonomy.ts";
@@ -44,6 +45,7 @@ const subCommands: Record<string, AnyCommand> = {
   import: importCommand,
   backup: backupCommand,
   doctor: doctorCommand,
+  serve: serveCommand,
 };
 
 export const mainCommand = defineCommand({

@@ -5,7 +5,7 @@
  * are snake_case, as JSON APIs and MCP tools spell them; results are the facade's own objects.
  */
 import * as v from "valibot";
-import { parseInput } from "../memory/parse.ts";
+import { parseInput, type FieldNamer } from "../memory/parse.ts";
 import type { Gllam } from "./gllam.ts";
 
 export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> = {
@@ -23,9 +23,11 @@ export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> 
 
 export const defineOperation = <S extends v.GenericSchema, R>(operation: Operation<S, R>): Operation<S, R> => operation;
 
-/** A face's raw input parsed with the operation's schema: E_BAD_INPUT names the field. */
-export const parseOperationInput = <S extends v.GenericSchema>(operation: Operation<S, unknown>, raw: unknown): v.InferOutput<S> =>
-  parseInput(operation.input, raw, `${operation.name} input`);
+export type { FieldNamer };
+
+/** A face's raw input parsed with the operation's schema: E_BAD_INPUT names the field (as `name` spells it on the face's wire). */
+export const parseOperationInput = <S extends v.GenericSchema>(operation: Operation<S, unknown>, raw: unknown, name?: FieldNamer): v.InferOutput<S> =>
+  parseInput(operation.input, raw, `${operation.name} input`, name);
 
 /** Parses a face's raw input (errors name the field) and runs the operation. */
 export async function runOperation<S extends v.GenericSchema, R>(gllam: Gllam, operation: Operation<S, R>, raw: unknown): Promise<Awaited<R>> {
