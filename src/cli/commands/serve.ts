@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import * as v from "valibot";
 import { openGllam } from "../../gllam/open.ts";
 import { GllamError } from "../../gllam/types.ts";
+import { serveBrowser } from "../../server/browser/assets.ts";
 import { checkServeSecurity } from "../../server/http/auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, startHttpServer } from "../../server/http/server.ts";
 import { globalArgs, settingsOf } from "../context.ts";
@@ -55,7 +56,7 @@ export const serveCommand = defineCommand({
       await gllam.tiers.model?.embed(["gllam"]);
       if (workers > 0) gllam.startEmbeddingWorkerPool(workers);
       gllam.startWALCheckpointManager(1000);
-      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes });
+      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
       await untilStopped();
       await server.stop(true);

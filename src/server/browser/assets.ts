@@ -40,6 +40,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>GLLAM memory</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/style.css">
 ${Object.keys(FILES)
   .filter((name) => name.endsWith(".js"))

@@ -66,7 +66,7 @@ export async function renderGraph(root, { params: [id], query }) {
   }
   const pathLinks = new Set(path?.found ? path.links.map((l) => l.id) : []);
   root.append(
-    h("div", { class: "card" }, neighbourhoodGraph(data, { nodeHref: (nid) => viewUrl(`/graph/${encodeURIComponent(nid)}`, { hops, asOf: asOf === undefined ? undefined : day(asOf) }), pathLinks })),
+    h("div", { class: "card graph-card" }, neighbourhoodGraph(data, { nodeHref: (nid) => viewUrl(`/graph/${encodeURIComponent(nid)}`, { hops, asOf: asOf === undefined ? undefined : day(asOf) }), pathLinks })),
     h("p", { class: "muted" }, "Solid: believed at this time. Dashed: ended or retired. Red with ⚠: in an open contradiction. Select a node to centre the graph on it.", data.truncated ? " The neighbourhood was cut to its strongest links." : ""),
   );
   root.append(

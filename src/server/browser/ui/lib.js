@@ -50,8 +50,9 @@ export async function api(method, path, { query = {}, body, markdown = false, sc
 
 /** h("a", { href: "/x", class: "c" }, "text", child): children are nodes or text (never HTML). */
 export function h(tag, attrs = {}, ...children) {
-  const svg = ["svg", "g", "line", "rect", "circle", "text", "path", "title", "polyline", "marker", "defs", "tspan"].includes(tag);
-  const el = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
+  // SVG elements by name; "svg:a" is a link inside a picture (plain "a" is HTML's).
+  const svg = tag.startsWith("svg:") || ["svg", "g", "line", "rect", "circle", "text", "path", "title", "marker", "defs"].includes(tag);
+  const el = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag.replace(/^svg:/, "")) : document.createElement(tag);
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);

@@ -12,7 +12,7 @@ function factsTable(result, nodeId) {
     const notes = [
       ...(f.contradictions ?? []).filter((c) => c.status === "open").map(() => link(viewUrl("/contradictions"), h("span", { class: "tag bad" }, "⚠ contested"))),
       ...(f.fallacies ?? []).map((kind) => h("span", { class: "tag warn" }, `fallacy: ${kind}`)),
-      ...(f.supersedes ?? []).map((b) => h("span", { class: "tag" }, `${b.endReason === "succeeded" ? "followed" : "prevailed over"} ${b.targetName} (${b.trustWeight})`)),
+      ...(f.supersedes ?? []).map((b) => h("span", { class: "tag" }, `${b.endReason === "contradicted" ? "contested by" : b.endReason === "succeeded" ? "followed" : "prevailed over"} ${b.targetName} (${b.trustWeight})`)),
     ];
     return h(
       "tr",
@@ -20,7 +20,7 @@ function factsTable(result, nodeId) {
       h("td", {}, f.direction === "out" ? "→ " : "← ", h("strong", {}, f.relationship)),
       h("td", {}, link(nodeUrl(f.otherId), f.otherName)),
       h("td", {}, f.caveats ?? "", f.conditions ? h("div", { class: "muted" }, `when: ${f.conditions}`) : ""),
-      h("td", {}, validity(f.validFrom, f.validUntil)),
+      h("td", { class: "nowrap" }, validity(f.validFrom, f.validUntil)),
       h("td", {}, trustBar(f.trustWeight)),
       h("td", {}, f.source ? link(`${nodeUrl(nodeId)}#source-${encodeURIComponent(f.source.id)}`, sourceName(f.source)) : h("span", { class: "muted" }, f.originSourceId ?? "—")),
       h("td", {}, notes, " ", `[link ${f.id}]`),

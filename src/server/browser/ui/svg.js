@@ -94,8 +94,13 @@ export function neighbourhoodGraph(data, { nodeHref, pathLinks = new Set() }) {
       const a = all[0].a + (2 * Math.PI * i) / all.length;
       pos.set(n.id, { x: c + Math.cos(a) * 320, y: c + Math.sin(a) * 320 });
     });
-  const svg = h("svg", { viewBox: `0 0 ${size} ${size}`, role: "group", "aria-label": `graph of ${data.nodes.length} nodes and ${data.links.length} links` });
-  svg.append(h("defs", {}, h("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 24, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, h("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#7a8591" }))));
+  // The picture is as large as the rings drawn (one ring: no empty band around it).
+  const xs = [...pos.values()].map((p) => p.x);
+  const ys = [...pos.values()].map((p) => p.y);
+  const [x0, y0] = [Math.min(...xs) - 90, Math.min(...ys) - 40];
+  const [w, ht] = [Math.max(...xs) + 90 - x0, Math.max(...ys) + 50 - y0];
+  const svg = h("svg", { viewBox: `${x0} ${y0} ${w} ${ht}`, width: w, height: ht, role: "group", "aria-label": `graph of ${data.nodes.length} nodes and ${data.links.length} links` });
+  svg.append(h("defs", {}, h("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 22, refY: 5, markerWidth: 10, markerHeight: 10, markerUnits: "userSpaceOnUse", orient: "auto" }, h("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#7a8591" }))));
   // Several links between the same two nodes fan out so their labels stay apart.
   const pairCount = new Map();
   for (const l of data.links) {
@@ -128,7 +133,7 @@ export function neighbourhoodGraph(data, { nodeHref, pathLinks = new Set() }) {
       h(
         "g",
         { class: `node${n.id === data.center ? " center" : ""}`, "data-node": n.id },
-        h("a", { href: nodeHref(n.id), "aria-label": `${n.name} (${n.type})` }, h("circle", { cx: p.x, cy: p.y, r: n.id === data.center ? 16 : 11 }), h("text", { x: p.x, y: p.y + 28, "text-anchor": "middle" }, n.name)),
+        h("svg:a", { href: nodeHref(n.id), "aria-label": `${n.name} (${n.type})` }, h("circle", { cx: p.x, cy: p.y, r: n.id === data.center ? 16 : 11 }), h("text", { x: p.x, y: p.y + 28, "text-anchor": "middle" }, n.name)),
       ),
     );
   }
