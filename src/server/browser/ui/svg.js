@@ -5,6 +5,12 @@ import { DAY, day, h } from "./lib.js";
 
 const scale = (min, max, width) => (t) => ((t - min) / Math.max(1, max - min)) * width;
 
+/** Who said it, inside a long bar, else beside it where there is room. */
+function barLabel(text, start, end, y, right) {
+  if (end - start > 170) return h("text", { x: start + 5, y, class: "bar-label inside" }, text);
+  return end + 170 < right ? h("text", { x: end + 5, y, class: "bar-label" }, text) : h("text", { x: start - 5, y, class: "bar-label", "text-anchor": "end" }, text);
+}
+
 /** The versions of one (subject, relationship) as bars over world time; `cursor` marks asOf. */
 export function historyTimeline(versions, { min, max, cursor }) {
   const left = 150;
@@ -26,7 +32,7 @@ export function historyTimeline(versions, { min, max, cursor }) {
     svg.append(
       h("text", { x: left - 6, y: y + row / 2, "text-anchor": "end" }, version.targetName.length > 22 ? `${version.targetName.slice(0, 21)}…` : version.targetName),
       bar,
-      h("text", { x: left + Math.min(x(link.validFrom) + 4, width - 150), y: y + row / 2 + 1, class: "edge-label", fill: "#fff" }, `${who} · ${link.trustWeight}`),
+      barLabel(`${who} · ${link.trustWeight}`, left + x(link.validFrom), left + x(end), y + row / 2 + 1, left + width),
     );
   });
   const axisY = versions.length * row + 8;
