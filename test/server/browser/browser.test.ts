@@ -153,7 +153,8 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
   test("timeline: density by day, sessions, and a day picked filters search", async () => {
     await open("/timeline");
     expect(await page.locator("svg rect.density").count()).toBe(3);
-    expect(await page.locator("table").textContent()).toContain("standup");
+    await page.waitForSelector("#sessions");
+    expect(await page.locator("#sessions").textContent()).toContain("standup");
     await shot("timeline");
     await settled(() => page.locator("svg rect.density").first().click());
     expect(new URL(page.url()).searchParams.get("from")).toBe("2025-02-03");
@@ -174,7 +175,8 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
     await shot("forget");
     await settled(() => page.locator("#forget-confirm").click());
     expect(new URL(page.url()).pathname).toBe("/timeline");
-    expect(await page.locator("table").textContent()).not.toContain("standup");
+    await page.waitForSelector("#sessions");
+    expect(await page.locator("#sessions").textContent()).not.toContain("standup");
   });
 
   test("a narrow window still shows the node page", async () => {

@@ -1,13 +1,16 @@
 // Timeline: a scope's episodes per day as a density strip; a day or a window picked there filters
 // search. Sessions with their sizes and dates; a session's episodes, each with its own anchor.
-import { api, DAY, day, dateTime, h, link, parseDay, sessionUrl, viewUrl } from "./lib.js";
+import { api, DAY, day, dateTime, errorBox, h, link, parseDay, sessionUrl, viewUrl } from "./lib.js";
 import { densityStrip } from "./svg.js";
 import { forgetButton } from "./forget.js";
 
 export async function renderTimeline(root, { query }) {
   const from = parseDay(query.get("from"));
   const to = parseDay(query.get("to"));
-  const [density, sessions] = await Promise.all([api("GET", "/v1/timeline"), api("GET", "/v1/sessions")]);
+  // Sessions are counted over every episode: the strip draws first, the list follows when it comes.
+  const sessionsBox = h("section", { "aria-label": "Sessions", "aria-busy": "true" }, h("h2", {}, "Sessions"), h("p", { class: "muted" }, "Loading sessions…"));
+  const sessionsLoaded = api("GET", "/v1/sessions");
+  const density = await api("GET", "/v1/timeline");
   root.append(h("h1", {}, "Timeline"));
   if (density.days.length === 0) {
     root.append(h("p", { class: "card" }, "No dated episodes in this scope yet.", density.undated > 0 ? ` (${density.undated} undated)` : ""));
@@ -45,24 +48,31 @@ export async function renderTimeline(root, { query }) {
       ),
     );
   }
-  root.append(
-    h("h2", {}, `Sessions (${sessions.length})`),
-    sessions.length === 0
-      ? h("p", { class: "muted" }, "No sessions.")
-      : h(
-          "div",
-          { class: "table-wrap" },
-          h(
-            "table",
-            {},
-            h("thead", {}, h("tr", {}, ["Session", "Title", "Episodes", "First", "Last"].map((t) => h("th", { scope: "col" }, t)))),
-            h(
-              "tbody",
-              {},
-              sessions.map((s) => h("tr", {}, h("td", {}, link(sessionUrl(s.id), s.id)), h("td", {}, s.title ?? ""), h("td", {}, String(s.episodes)), h("td", {}, dateTime(s.firstAt)), h("td", {}, dateTime(s.lastAt)))),
-            ),
-          ),
-        ),
+  root.append(sessionsBox);
+  sessionsLoaded.then(
+    (sessions) => {
+      sessionsBox.removeAttribute("aria-busy");
+      sessionsBox.replaceChildren(h("h2", {}, `Sessions (${sessions.length})`), sessionsTable(sessions));
+    },
+    (error) => sessionsBox.replaceChildren(errorBox(error)),
+  );
+}
+
+function sessionsTable(sessions) {
+  if (sessions.length === 0) return h("p", { class: "muted" }, "No sessions.");
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { id: "sessions" },
+      h("thead", {}, h("tr", {}, ["Session", "Title", "Episodes", "First", "Last"].map((t) => h("th", { scope: "col" }, t)))),
+      h(
+        "tbody",
+        {},
+        sessions.map((s) => h("tr", {}, h("td", {}, link(sessionUrl(s.id), s.id)), h("td", {}, s.title ?? ""), h("td", {}, String(s.episodes)), h("td", {}, dateTime(s.firstAt)), h("td", {}, dateTime(s.lastAt)))),
+      ),
+    ),
   );
 }
 
