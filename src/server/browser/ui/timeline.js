@@ -9,8 +9,9 @@ export async function renderTimeline(root, { query }) {
   const to = parseDay(query.get("to"));
   // Sessions are counted over every episode: the strip draws first, the list follows when it comes.
   const sessionsBox = h("section", { "aria-label": "Sessions", "aria-busy": "true" }, h("h2", {}, "Sessions"), h("p", { class: "muted" }, "Loading sessions…"));
-  const sessionsLoaded = api("GET", "/v1/sessions");
+  // Asked after the strip's data: the server answers one request at a time, and this one is slower.
   const density = await api("GET", "/v1/timeline");
+  const sessionsLoaded = api("GET", "/v1/sessions");
   root.append(h("h1", {}, "Timeline"));
   if (density.days.length === 0) {
     root.append(h("p", { class: "card" }, "No dated episodes in this scope yet.", density.undated > 0 ? ` (${density.undated} undated)` : ""));
