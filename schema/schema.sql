@@ -1,4 +1,5 @@
--- GLLAM schema, version 1. Applied by initSchema(); every statement is idempotent.
+-- GLLAM schema, version 1. Applied by initSchema() on every open; every statement is idempotent, so
+-- an added index or table reaches files of the same version too (changes to existing ones need a migration).
 -- Times are INTEGER milliseconds since the Unix epoch (UTC). World time (valid_*) and system time
 -- (recorded_at / expired_at) are kept apart so "what did we believe on date D about time T" is a query.
 -- JSON columns hold text validated by the valibot schemas in src/memory/types.ts.
@@ -165,7 +166,10 @@ CREATE TABLE IF NOT EXISTS episodes (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes(scope, session_id, seq);
 CREATE INDEX IF NOT EXISTS idx_episodes_time ON episodes(scope, occurred_at);
-CREATE INDEX IF NOT EXISTS idx_episodes_created ON episodes(scope, created_at);
+-- Newest first within a scope (getRecentEpisodes walks it and stops at its limit). It replaces
+-- idx_episodes_created (scope, created_at), which nothing read but the planner, to scan scopes.
+CREATE INDEX IF NOT EXISTS idx_episodes_recent ON episodes(scope, coalesce(occurred_at, created_at));
+DROP INDEX IF EXISTS idx_episodes_created;
 CREATE INDEX IF NOT EXISTS idx_episodes_speaker ON episodes(scope, speaker);
 
 -- The speakers of a scope, kept by triggers: speaker-aware search reads them on every query, and a
@@ -271,7 +275,9 @@ CREATE TABLE IF NOT EXISTS episodic_summaries (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS idx_episodic_summaries_created ON episodic_summaries(scope, created_at);
 CREATE INDEX IF NOT EXISTS idx_episodic_summaries_window ON episodic_summaries(scope, start_time, end_time);
-CREATE INDEX IF NOT EXISTS idx_episodic_summaries_session ON episodic_summaries(scope, session_id);
+-- A session's summaries, newest first (replaces idx_episodic_summaries_session, without the order).
+CREATE INDEX IF NOT EXISTS idx_episodic_summaries_session_created ON episodic_summaries(scope, session_id, created_at);
+DROP INDEX IF EXISTS idx_episodic_summaries_session;
 
 -- Extraction checkpoints: which sessions an extractor (model) has already turned into nodes and links.
 CREATE TABLE IF NOT EXISTS extracted_sessions (

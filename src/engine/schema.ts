@@ -37,11 +37,9 @@ export function initSchema(db: Database): void {
     if (version > SCHEMA_VERSION) {
       throw new GllamError("E_SCHEMA_NEWER", `schema version ${version} is newer than this gllam understands (${SCHEMA_VERSION})`);
     }
-    if (version === 0) {
-      db.run(RELATIONAL_DDL!);
-    } else {
-      for (const migration of MIGRATIONS) if (migration.version > version) migration.up(db);
-    }
+    for (const migration of MIGRATIONS) if (version > 0 && migration.version > version) migration.up(db);
+    // Idempotent: a fresh file gets every table; an existing one gets the indexes added since it was made.
+    db.run(RELATIONAL_DDL!);
     if (version !== SCHEMA_VERSION) {
       db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
       db.run(`PRAGMA application_id = ${GLLAM_APPLICATION_ID}`);

@@ -150,16 +150,23 @@ const checkLimit = (limit: number) => {
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new GllamError("E_BAD_INPUT", `limit must be an integer in 1..100000, got ${limit}`);
 };
 
-/** The most recent episodes of a scope (by when they happened, else when stored), newest first. */
+/**
+ * The most recent episodes of a scope (by when they happened, else when stored), newest first.
+ * Two statements, not one with `? IS NULL OR`: each then has its index (idx_episodes_recent walks
+ * the scope newest first and stops at the limit; a session is read whole by idx_episodes_session, which
+ * the planner would pass over for the sorted index if not told).
+ */
 export function getRecentEpisodes(store: Store, limit: number, options: { scope?: string; sessionId?: string } = {}): EpisodeRow[] {
   checkLimit(limit);
-  const rows = store
-    .dbRO()
-    .query<RawEpisode, [string, string | null, string | null, number]>(
-      `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE scope = ? AND (? IS NULL OR session_id = ?)
-       ORDER BY coalesce(occurred_at, created_at) DESC, id DESC LIMIT ?`,
-    )
-    .all(parseScope(options.scope), options.sessionId ?? null, options.sessionId ?? null, limit);
+  const db = store.dbRO();
+  const order = "ORDER BY coalesce(occurred_at, created_at) DESC, id DESC LIMIT $limit";
+  const params = { $scope: parseScope(options.scope), $limit: limit };
+  const rows =
+    options.sessionId === undefined
+      ? db.query<RawEpisode, Record<string, string | number>>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE scope = $scope ${order}`).all(params)
+      : db
+          .query<RawEpisode, Record<string, string | number>>(`SELECT ${EPISODE_COLUMNS} FROM episodes INDEXED BY idx_episodes_session WHERE scope = $scope AND session_id = $session ${order}`)
+          .all({ ...params, $session: options.sessionId });
   return rows.map(toEpisode);
 }
 

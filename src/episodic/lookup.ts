@@ -14,20 +14,31 @@ export type EpisodeFilter = {
   sessionId?: string;
 };
 
-const FILTER_SQL = `e.scope = $scope
-  AND ($start IS NULL OR e.occurred_at >= $start)
-  AND ($end IS NULL OR e.occurred_at < $end)
-  AND ($session IS NULL OR e.session_id = $session)
-  AND ($nodes IS NULL OR EXISTS (SELECT 1 FROM episode_mentions m WHERE m.episode_id = e.id AND m.node_id IN (SELECT value FROM json_each($nodes))))`;
+/**
+ * The filter's conditions on the episodes aliased `e`, only those that are set: an `x IS NULL OR`
+ * guard hides indexes from the planner, which then walked every episode of the scope. The scope
+ * is a check (`+e.scope`), never the access path: every query here is driven by something
+ * narrower (ids, an FTS match), and an index searched by the scope alone reads the whole scope.
+ */
+function filterSql(filter: EpisodeFilter): string {
+  return [
+    "+e.scope = $scope",
+    filter.start !== undefined && "e.occurred_at >= $start",
+    filter.end !== undefined && "e.occurred_at < $end",
+    filter.sessionId !== undefined && "e.session_id = $session",
+    filter.nodeIds !== undefined && "EXISTS (SELECT 1 FROM episode_mentions m WHERE m.episode_id = e.id AND m.node_id IN (SELECT value FROM json_each($nodes)))",
+  ]
+    .filter(Boolean)
+    .join(" AND ");
+}
 
 function filterParams(filter: EpisodeFilter) {
-  return {
-    $scope: filter.scope,
-    $start: filter.start ?? null,
-    $end: filter.end ?? null,
-    $session: filter.sessionId ?? null,
-    $nodes: filter.nodeIds ? JSON.stringify(filter.nodeIds) : null,
-  };
+  const params: Record<string, string | number> = { $scope: filter.scope };
+  if (filter.start !== undefined) params.$start = filter.start;
+  if (filter.end !== undefined) params.$end = filter.end;
+  if (filter.sessionId !== undefined) params.$session = filter.sessionId;
+  if (filter.nodeIds !== undefined) params.$nodes = JSON.stringify(filter.nodeIds);
+  return params;
 }
 
 export const hasFilter = (filter: EpisodeFilter) =>
@@ -52,7 +63,7 @@ export function bm25Episodes(db: Database, match: string, filter: EpisodeFilter,
     .query<Bm25Hit, Record<string, string | number | null>>(
       `SELECT e.id AS episodeId, e.speaker, bm25(episodes_fts, 1.0, 0.0, $contextWeight) AS score
        FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
-       WHERE episodes_fts MATCH $match AND ${FILTER_SQL}
+       WHERE episodes_fts MATCH $match AND ${filterSql(filter)}
        ORDER BY score LIMIT $limit`,
     )
     .all({ $match: match, $limit: limit, $contextWeight: contextWeight, ...filterParams(filter) });
@@ -63,7 +74,7 @@ export function filterEpisodeIds(db: Database, ids: number[], filter: EpisodeFil
   if (ids.length === 0) return [];
   const kept = new Set(
     db
-      .query<{ id: number }, Record<string, string | number | null>>(`SELECT e.id FROM episodes e WHERE e.id IN (SELECT value FROM json_each($ids)) AND ${FILTER_SQL}`)
+      .query<{ id: number }, Record<string, string | number | null>>(`SELECT e.id FROM episodes e WHERE e.id IN (SELECT value FROM json_each($ids)) AND ${filterSql(filter)}`)
       .all({ $ids: JSON.stringify(ids), ...filterParams(filter) })
       .map((row) => row.id),
   );
@@ -76,9 +87,10 @@ export function episodeNeighbours(db: Database, ids: number[], filter: EpisodeFi
   if (ids.length === 0) return adjacency;
   const pairs = db
     .query<{ id: number; neighbour: number }, Record<string, string | number | null>>(
+      // CROSS JOIN keeps the candidates outside: each then finds its two neighbours by (scope, session, seq).
       `SELECT c.id, e.id AS neighbour FROM episodes c
-       JOIN episodes e ON e.scope = c.scope AND e.session_id = c.session_id AND e.seq IN (c.seq - 1, c.seq + 1)
-       WHERE c.id IN (SELECT value FROM json_each($ids)) AND ${FILTER_SQL}`,
+       CROSS JOIN episodes e ON e.scope = c.scope AND e.session_id = c.session_id AND e.seq IN (c.seq - 1, c.seq + 1)
+       WHERE c.id IN (SELECT value FROM json_each($ids)) AND ${filterSql(filter)}`,
     )
     .all({ $ids: JSON.stringify(ids), ...filterParams(filter) });
   const add = (a: number, b: number) => {

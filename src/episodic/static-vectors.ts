@@ -48,6 +48,11 @@ export function staticTierState(db: Database, embedder: StaticEmbedder): StaticT
   return stored === undefined ? "empty" : stored === embedder.modelVersion ? "ready" : "drift";
 }
 
+/** The episodes nearest a static query vector within a scope, by brute force over every int8 vector of the scope. */
+export function exactStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
+  return knnStaticEpisodes(db, vector, k, scope);
+}
+
 /** The episodes nearest a static query vector within a scope. */
 export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
   return db

@@ -17,14 +17,17 @@ export function saveEpisodicSummary(store: Store, input: EpisodicSummaryInput): 
   });
 }
 
-/** Summaries of one session, or of every session of a scope, newest first. */
+/** Summaries of one session (by idx_episodic_summaries_session), or of every session of a scope, newest first. */
 export function getEpisodicSummaries(store: Store, options: { scope?: string; sessionId?: string } = {}): EpisodicSummaryRow[] {
-  return store
-    .dbRO()
-    .query<Omit<EpisodicSummaryRow, "metadata"> & { metadata: string }, [string, string | null, string | null]>(
-      `SELECT id, scope, session_id AS sessionId, summary, start_time AS startTime, end_time AS endTime, metadata, created_at AS createdAt
-       FROM episodic_summaries WHERE scope = ? AND (? IS NULL OR session_id = ?) ORDER BY created_at DESC, id DESC`,
-    )
-    .all(parseScope(options.scope), options.sessionId ?? null, options.sessionId ?? null)
-    .map((row) => ({ ...row, metadata: parseJsonColumn(row.metadata, {}) }));
+  const select = `SELECT id, scope, session_id AS sessionId, summary, start_time AS startTime, end_time AS endTime, metadata, created_at AS createdAt
+       FROM episodic_summaries WHERE scope = $scope`;
+  const order = "ORDER BY created_at DESC, id DESC";
+  const db = store.dbRO();
+  type Row = Omit<EpisodicSummaryRow, "metadata"> & { metadata: string };
+  const scope = parseScope(options.scope);
+  const rows =
+    options.sessionId === undefined
+      ? db.query<Row, Record<string, string>>(`${select} ${order}`).all({ $scope: scope })
+      : db.query<Row, Record<string, string>>(`${select} AND session_id = $session ${order}`).all({ $scope: scope, $session: options.sessionId });
+  return rows.map((row) => ({ ...row, metadata: parseJsonColumn(row.metadata, {}) }));
 }

@@ -27,7 +27,7 @@ export function readFactSources(store: Store, links: { originSourceId: string | 
     .dbRO()
     .query<FactSource, [string, string]>(
       `SELECT id, doc_type AS docType, handle, display_name AS displayName, trust_weight AS trustWeight FROM sources
-       WHERE id IN (SELECT value FROM json_each(?)) AND scope = ?`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND +scope = ?`,
     )
     .all(JSON.stringify(links.flatMap((l) => l.originSourceId ?? [])), scope);
   return new Map(rows.map((s) => [s.id, s]));

@@ -157,12 +157,15 @@ export function findNodesByName(store: Store, name: string, scopeInput?: string)
   const rows = store
     .dbRO()
     .query<NodeRow, [string, string, string, string]>(
+      // Candidates come by id or by the name key (semantic_node_names), never from a walk over the
+      // scope's nodes: names equal but for case share a key, so the exact test below keeps the meaning.
       `SELECT ${NODE_COLUMNS} FROM semantic_nodes n
-       WHERE n.scope = ?1 AND (n.id = ?2 OR n.name = ?3 COLLATE NOCASE
-         OR EXISTS (SELECT 1 FROM json_each(n.aliases) a WHERE a.value = ?4 COLLATE NOCASE))
+       WHERE (n.id = ?2 OR n.id IN (SELECT node_id FROM semantic_node_names WHERE scope = ?1 AND name_key = ?4))
+         AND +n.scope = ?1 AND (n.id = ?2 OR n.name = ?3 COLLATE NOCASE
+         OR EXISTS (SELECT 1 FROM json_each(n.aliases) a WHERE a.value = ?3 COLLATE NOCASE))
        ORDER BY n.id = ?2 DESC, n.name = ?3 COLLATE NOCASE DESC, n.name`,
     )
-    .all(scope, wanted, wanted, wanted);
+    .all(scope, wanted, wanted, normalizeEntityName(wanted));
   return rows.map(toNode);
 }
 

@@ -28,7 +28,7 @@ export function explainSourceTrust(store: Store, config: AgenticMemoryConfig, re
     .dbRO()
     .query<{ active: number; retired: number }, [string, string]>(
       `SELECT count(*) FILTER (WHERE expired_at IS NULL) AS active, count(*) FILTER (WHERE expired_at IS NOT NULL) AS retired
-       FROM semantic_links WHERE origin_source_id = ? AND scope = ?`,
+       FROM semantic_links WHERE origin_source_id = ? AND +scope = ?`,
     )
     .get(source.id, scope) ?? { active: 0, retired: 0 };
   // The stored weights are what claims used; the bases are looked up again for their words.

@@ -50,6 +50,18 @@ describe("initSchema", () => {
     store.close();
   });
 
+  test("opening a version-1 file made before an index was added adds it, and drops the one it replaced", async () => {
+    const store = await freshStore();
+    const db = store.db();
+    db.run("DROP INDEX idx_episodes_recent");
+    db.run("CREATE INDEX idx_episodes_created ON episodes(scope, created_at)");
+    initSchema(db);
+    const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'episodes'").all().map((r) => r.name);
+    expect(indexes).toContain("idx_episodes_recent");
+    expect(indexes).not.toContain("idx_episodes_created");
+    store.close();
+  });
+
   test("vector tables appear with the first dimension and refuse another", async () => {
     const store = await freshStore();
     const db = store.db();

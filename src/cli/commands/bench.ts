@@ -1,8 +1,10 @@
 import { defineCommand, type CommandDef } from "citty";
 import { graphBenchCommand } from "../../bench/graph.ts";
+import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
+import { benchScaleCommand } from "./bench-scale.ts";
 
 /**
  * `gllam bench <name>`: the benchmark drivers compiled into the binary (src/bench/). Each memory
@@ -13,6 +15,8 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
+  serve: serveBenchCommand,
+  scale: benchScaleCommand,
 };
 
 export const benchCommand = defineCommand({

@@ -88,6 +88,8 @@ export function startHttpServer(gllam: Gllam, options: HttpServerOptions): Serve
     port: options.port,
     // The handler enforces the limit itself (JSON 413); Bun's own cap only stops a runaway stream.
     maxRequestBodySize: options.maxBodyBytes + 1024 * 1024,
+    // Bun's longest: a plan may think for minutes without sending a byte (Bun's default is 10 s).
+    idleTimeout: 255,
     fetch: handle,
     error: (error) => errorResponse(error),
   });

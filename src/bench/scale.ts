@@ -1,0 +1,215 @@
+/**
+ * `gllam bench scale`: one scope grown through the real ingest path (writeUnits, static vectors in
+ * the ingest transaction) to each size in turn, from realistic turns (scale-corpus.ts); at each
+ * size, recall as a user runs it (static query embedding), BM25 alone, recall with the model tier
+ * over a sample that has model vectors, the static KNN against exact KNN, file size and peak RSS.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GllamError } from "../engine/errors.ts";
+import type { Embedder } from "../embed/embedder.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { parseJsonText } from "../episodic/formats/json-text.ts";
+import { parseLocomo } from "../episodic/formats/locomo.ts";
+import { collectUnits } from "../episodic/formats/source.ts";
+import { writeUnits } from "../episodic/ingest.ts";
+import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
+import { processUnembeddedBatch } from "../episodic/vectors.ts";
+import { Gllam } from "../gllam/gllam.ts";
+import { mean, percentile, recallAtK, round } from "./metrics.ts";
+import { buildScaleCorpus, corpusSlice, docKeyOf } from "./scale-corpus.ts";
+
+export type ScaleBenchOptions = {
+  data: string;
+  sizes: number[];
+  staticEmbedder: StaticEmbedder;
+  /** The model tier for the sample; none: model_recall is not measured. */
+  modelEmbedder?: Embedder;
+  /** Episodes given model vectors (the first ones stored). */
+  modelSample: number;
+  /** Questions asked at each size. */
+  queries: number;
+  /** Keep the database here (a new file); default a temporary one. */
+  db?: string;
+  onProgress?: (line: string) => void;
+};
+
+export type ScaleRow = {
+  episodes: number;
+  ingest_turns_per_s: number;
+  ingest_turns_per_cpu_s: number;
+  db_bytes: number;
+  recall_p50_ms: number;
+  recall_p95_ms: number;
+  lexical_p50_ms: number;
+  model_recall_p50_ms: number | null;
+  /** Static KNN: the engine's (approximate) and brute-force exact, over the same vectors. */
+  knn_p50_ms: number;
+  knn_exact_p50_ms: number;
+  /** Evidence turns (in any copy) among the KNN's top 10, averaged over questions. */
+  knn_recall_at_10: number;
+  knn_exact_recall_at_10: number;
+  /** Share of exact KNN's top 10 the engine's KNN returns too. */
+  knn_overlap_at_10: number;
+  peak_rss_mb: number;
+};
+
+export type ScaleBenchResult = { sizes: ScaleRow[]; peak_rss_mb: number; turns_per_copy: number; questions: number; static_embedder: string; model_sample: number };
+
+type Question = { text: string; relevant: Set<string> };
+
+function readQuestions(data: unknown, count: number): Question[] {
+  const samples = data as { sample_id: string; qa?: { question: unknown; evidence?: unknown[] }[] }[];
+  const all = samples.flatMap((sample) =>
+    (sample.qa ?? []).flatMap((qa) => {
+      const relevant = new Set((qa.evidence ?? []).flatMap((e) => String(e).split(/[;,\s]+/)).filter(Boolean).map((id) => `${sample.sample_id}:${id}`));
+      return relevant.size > 0 && typeof qa.question === "string" ? [{ text: qa.question, relevant }] : [];
+    }),
+  );
+  // Evenly spread over the file, so every conversation is asked about.
+  const step = Math.max(1, all.length / count);
+  return Array.from({ length: Math.min(count, all.length) }, (_, i) => all[Math.floor(i * step)]!);
+}
+
+/** Peak resident memory of this process so far (VmHWM), else the current RSS. */
+export function peakRssMb(): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (match) return Math.round(Number(match[1]) / 1024);
+  } catch {
+    // Not Linux: the current RSS is the best there is.
+  }
+  return Math.round(process.memoryUsage().rss / 1024 ** 2);
+}
+
+const cpuSeconds = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+};
+
+async function timeEach<T>(items: T[], run: (item: T) => unknown): Promise<number[]> {
+  const times: number[] = [];
+  for (const item of items) {
+    const started = performance.now();
+    await run(item);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** Turns written per transaction: the ingest path's own chunk. */
+const INGEST_CHUNK = 5000;
+
+export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBenchResult> {
+  const sizes = [...options.sizes].sort((a, b) => a - b);
+  const text = await Bun.file(options.data).text().catch(() => {
+    throw new GllamError("E_NOT_FOUND", `cannot read benchmark data ${options.data}`);
+  });
+  const data = parseJsonText(text, options.data);
+  const units = collectUnits(parseLocomo(data, { file: options.data }));
+  if (units.length === 0) throw new GllamError("E_BAD_INPUT", `${options.data} holds no LoCoMo conversations`);
+  const corpus = buildScaleCorpus(units);
+  const questions = readQuestions(data, options.queries);
+  if (options.db && existsSync(options.db)) throw new GllamError("E_BAD_INPUT", `--db ${options.db} exists: the benchmark builds a new file`);
+  const folder = options.db ? undefined : mkdtempSync(join(tmpdir(), "gllam-bench-scale-"));
+  const path = options.db ?? join(folder!, "scale.db");
+  const gllam = await Gllam.open(path, { embedder: options.staticEmbedder, staticEmbedder: options.staticEmbedder });
+  const modelGllam = options.modelEmbedder ? await Gllam.open(path, { embedder: options.modelEmbedder, staticEmbedder: options.staticEmbedder }) : undefined;
+  const rows: ScaleRow[] = [];
+  const docOf = new Map<number, string>();
+  try {
+    let stored = 0;
+    for (const size of sizes) {
+      let wall = 0;
+      let cpu = 0;
+      while (stored < size) {
+        const to = Math.min(size, stored + INGEST_CHUNK);
+        const batch = corpusSlice(corpus, stored, to);
+        const started = performance.now();
+        const cpuStart = process.cpuUsage();
+        writeUnits(gllam.store, batch, { staticEmbedder: options.staticEmbedder });
+        if (Math.floor(to / 100_000) > Math.floor(stored / 100_000)) gllam.checkpointWAL("TRUNCATE");
+        wall += (performance.now() - started) / 1000;
+        cpu += cpuSeconds(cpuStart);
+        stored = to;
+        if (stored % 50_000 === 0) options.onProgress?.(`ingested ${stored.toLocaleString("en")} turns`);
+      }
+      const added = size - (rows.at(-1)?.episodes ?? 0);
+      gllam.checkpointWAL("TRUNCATE");
+      if (modelGllam && rows.length === 0) {
+        options.onProgress?.(`model vectors for the first ${options.modelSample} episodes`);
+        for (let after = 0, left = options.modelSample; left > 0; ) {
+          const done = await processUnembeddedBatch(modelGllam.store, options.modelEmbedder!, Math.min(64, left), after);
+          if (done.length === 0) break;
+          left -= done.length;
+          after = done.at(-1)!.id;
+        }
+      }
+      const row = await measureSize(gllam, modelGllam, questions, docOf, options);
+      rows.push({
+        episodes: size,
+        ingest_turns_per_s: Math.round(added / wall),
+        ingest_turns_per_cpu_s: Math.round(added / cpu),
+        db_bytes: statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0),
+        ...row,
+        peak_rss_mb: peakRssMb(),
+      });
+      options.onProgress?.(JSON.stringify(rows.at(-1)));
+    }
+    return { sizes: rows, peak_rss_mb: peakRssMb(), turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: modelGllam ? options.modelSample : 0 };
+  } finally {
+    modelGllam?.close();
+    gllam.close();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const LEXICAL = { denseWeight: 0, staticWeight: 0, staticAloneWeight: 0 };
+
+async function measureSize(gllam: Gllam, modelGllam: Gllam | undefined, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
+  // One untimed pass first: the page cache then holds what a warm server would.
+  for (const q of questions.slice(0, 5)) await gllam.recall(q.text);
+  const recall = await timeEach(questions, (q) => gllam.recall(q.text));
+  const lexical = await timeEach(questions, (q) => gllam.searchEpisodes(q.text, { tuning: LEXICAL }));
+  const modelQuestions = questions.slice(0, 50);
+  const model = modelGllam ? await timeEach(modelQuestions, (q) => modelGllam.recall(q.text)) : [];
+
+  const db = gllam.dbRO();
+  const scope = "default";
+  const vectors = options.staticEmbedder.embedSync(questions.map((q) => q.text));
+  const knn: number[] = [];
+  const exact: number[] = [];
+  const scores = { approx: [] as number[], exact: [] as number[], overlap: [] as number[] };
+  const docsOf = (ids: number[]) => {
+    const missing = ids.filter((id) => !docOf.has(id));
+    for (const episode of gllam.store.dbRO().query<{ id: number; doc: string }, [string]>("SELECT id, metadata ->> '$.doc' AS doc FROM episodes WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(missing))) {
+      docOf.set(episode.id, episode.doc);
+    }
+    return ids.map((id) => docOf.get(id)!);
+  };
+  for (const [i, q] of questions.entries()) {
+    let started = performance.now();
+    const approxIds = knnStaticEpisodes(db, vectors[i]!, 10, scope).map((hit) => hit.episodeId);
+    knn.push(performance.now() - started);
+    started = performance.now();
+    const exactIds = exactStaticEpisodes(db, vectors[i]!, 10, scope).map((hit) => hit.episodeId);
+    exact.push(performance.now() - started);
+    scores.approx.push(recallAtK(docsOf(approxIds), q.relevant, 10));
+    scores.exact.push(recallAtK(docsOf(exactIds), q.relevant, 10));
+    scores.overlap.push(recallAtK(approxIds, new Set(exactIds), 10));
+  }
+  return {
+    recall_p50_ms: round(percentile(recall, 50), 2),
+    recall_p95_ms: round(percentile(recall, 95), 2),
+    lexical_p50_ms: round(percentile(lexical, 50), 2),
+    model_recall_p50_ms: model.length > 0 ? round(percentile(model, 50), 2) : null,
+    knn_p50_ms: round(percentile(knn, 50), 2),
+    knn_exact_p50_ms: round(percentile(exact, 50), 2),
+    knn_recall_at_10: round(mean(scores.approx)),
+    knn_exact_recall_at_10: round(mean(scores.exact)),
+    knn_overlap_at_10: round(mean(scores.overlap)),
+  };
+}
+
+export { docKeyOf };

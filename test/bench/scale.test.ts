@@ -1,0 +1,90 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { buildScaleCorpus, corpusSlice } from "../../src/bench/scale-corpus.ts";
+import { writeScalePlot } from "../../src/bench/scale-plot.ts";
+import { parseSizes } from "../../src/cli/commands/bench-scale.ts";
+import { episodeContentHash } from "../../src/episodic/episodes.ts";
+import type { IngestUnit } from "../../src/episodic/formats/source.ts";
+import { makeTempDir, runGllam } from "../helpers.ts";
+
+const DAY = 86_400_000;
+const units: IngestUnit[] = [
+  {
+    key: "conv-1",
+    sessions: [{ scope: "default", id: "conv-1/session_1", startedAt: 1_700_000_000_000 }],
+    episodes: ["Caroline went hiking near the lake with her sister", "Melanie painted a sunrise over the harbour", "Caroline adopted a puppy called Biscuit"].map(
+      (content, seq) => ({ scope: "default", sessionId: "conv-1/session_1", seq, speaker: seq % 2 ? "Melanie" : "Caroline", content, occurredAt: 1_700_000_000_000, metadata: { dia_id: `D1:${seq + 1}` } }),
+    ),
+  },
+];
+
+describe("scale corpus", () => {
+  const corpus = buildScaleCorpus(units);
+
+  test("copy 0 is the source; later copies have their own sessions, speakers, dates and words, and the same doc keys", () => {
+    const [original] = corpus.copy(0);
+    const [copy] = corpus.copy(3);
+    expect(original!.episodes.map((e) => e.content)).toEqual(units[0]!.episodes.map((e) => e.content));
+    expect(copy!.episodes.map((e) => e.sessionId)).toEqual(["conv-1/session_1~3", "conv-1/session_1~3", "conv-1/session_1~3"]);
+    expect(copy!.episodes[0]!.occurredAt).toBe(1_700_000_000_000 + 3 * 7 * DAY);
+    expect(copy!.episodes.map((e) => e.metadata)).toEqual(["D1:1", "D1:2", "D1:3"].map((dia) => ({ doc: `conv-1:${dia}`, copy: 3 })));
+    expect(copy!.episodes.map((e) => e.speaker)).not.toEqual(original!.episodes.map((e) => e.speaker));
+    const words = (c: number) => corpus.copy(c).flatMap((u) => u.episodes.map((e) => e.content));
+    expect(new Set(Array.from({ length: 20 }, (_, c) => words(c).join("|"))).size).toBe(20);
+  });
+
+  test("the same seed gives the same turns, and every turn is distinct by content hash", () => {
+    expect(buildScaleCorpus(units).copy(5)).toEqual(corpus.copy(5));
+    const turns = corpusSlice(corpus, 0, 60).flatMap((u) => u.episodes);
+    expect(turns).toHaveLength(60);
+    const hashes = turns.map((e) => episodeContentHash({ kind: "turn", sessionId: e.sessionId, seq: e.seq, role: "", speaker: e.speaker ?? "", content: e.content, occurredAt: e.occurredAt as number }));
+    expect(new Set(hashes).size).toBe(60);
+  });
+
+  test("slices cut whole copies at any turn, in order", () => {
+    const slice = corpusSlice(corpus, 2, 7).flatMap((u) => u.episodes.map((e) => e.metadata));
+    expect(slice.map((m) => [m?.copy, m?.doc])).toEqual([
+      [0, "conv-1:D1:3"],
+      [1, "conv-1:D1:1"],
+      [1, "conv-1:D1:2"],
+      [1, "conv-1:D1:3"],
+      [2, "conv-1:D1:1"],
+    ]);
+  });
+});
+
+describe("bench scale", () => {
+  test.each([
+    ["10000,100000,1000000", [10_000, 100_000, 1_000_000]],
+    ["10k, 1m", [10_000, 1_000_000]],
+    ["5,5", [5]],
+  ] as const)("--sizes %p", (text, sizes) => expect(parseSizes(text)).toEqual([...sizes]));
+
+  test.each(["", "10k,", "ten", "0", "1.5"])("--sizes %p is refused", (text) => expect(() => parseSizes(text)).toThrow(/--sizes/));
+
+  test("the plot has a line per series and log-scale axes", () => {
+    const row = (episodes: number, ms: number) => ({
+      episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, lexical_p50_ms: ms / 2,
+      model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, peak_rss_mb: 300,
+    });
+    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0 });
+    expect(svg).toStartWith("<svg");
+    expect(svg.match(/<polyline/g)).toHaveLength(6);
+    expect(svg).toContain(">10K<");
+    expect(svg).toContain(">100K<");
+    expect(svg).toContain("peak RSS 300 MB");
+  });
+
+  test("a small run from the CLI writes the JSON and the plot", () => {
+    const dir = makeTempDir();
+    const data = join(dir, "locomo.json");
+    Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [{ question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 }] }]));
+    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--model-sample", "0", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
+    expect(run.stderr).not.toContain("rror");
+    expect(run.code).toBe(0);
+    const result = JSON.parse(require("node:fs").readFileSync(join(dir, "out.json"), "utf8"));
+    expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
+    expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
+    expect(require("node:fs").readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Hot queries must not scan a scope: at a million episodes a plan that walks every row of the
+ * scope (a SCAN, or an index search constrained by the scope alone) costs seconds. Every statement
+ * the hot read paths prepare is captured while they run, then planned with EXPLAIN QUERY PLAN.
+ */
+import { Database } from "bun:sqlite";
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { Gllam } from "../../src/gllam/gllam.ts";
+import { makeTempDir, openTempGllam } from "../helpers.ts";
+
+let gllam: Gllam;
+const DAY = 86_400_000;
+const T0 = Date.parse("2026-01-05T10:00:00Z");
+
+beforeAll(async () => {
+  gllam = await openTempGllam(makeTempDir());
+  await gllam.seedSampleMemory();
+  for (const session of ["s1", "s2"]) {
+    gllam.addEpisodes(
+      ["Caddy binds to the Tailscale FQDN", "Prometheus scrapes caddy every minute", "Postgres backups run nightly"].map((content, seq) => ({
+        sessionId: session,
+        seq,
+        speaker: seq % 2 ? "Ana" : "Bo",
+        content: `${content} (${session})`,
+        occurredAt: T0 + seq * DAY,
+      })),
+    );
+  }
+  gllam.saveEpisodicSummary({ scope: "default", sessionId: "s1", summary: "deploying caddy", startTime: T0, endTime: T0 + DAY });
+  return () => gllam.close();
+});
+
+/** Runs `action` and returns every SQL text prepared meanwhile (bun caches statements, so caching is bypassed by recording query and prepare both). */
+async function captureSql(action: () => unknown): Promise<string[]> {
+  const proto = Database.prototype as unknown as Record<"query" | "prepare", (this: Database, sql: string, ...rest: unknown[]) => unknown>;
+  const original = { query: proto.query, prepare: proto.prepare };
+  const seen = new Set<string>();
+  for (const name of ["query", "prepare"] as const) {
+    proto[name] = function (this: Database, sql: string, ...rest: unknown[]) {
+      seen.add(sql);
+      return original[name].call(this, sql, ...rest);
+    };
+  }
+  try {
+    await action();
+  } finally {
+    Object.assign(proto, original);
+  }
+  return [...seen];
+}
+
+/** Tables read whole on purpose: the schema, and a scope's speakers (a handful, kept by triggers for this). */
+const SMALL_TABLES = /^(SCAN|SEARCH) (sqlite_schema|episode_speakers)\b/;
+
+/** The lines of a plan that read a scope whole: a table SCAN, or an index search keyed by nothing but the scope. */
+function scopeScans(plan: string[]): string[] {
+  return plan.filter((line) => {
+    if (/VIRTUAL TABLE/.test(line) || /SCAN (CONSTANT ROW|json_each)/.test(line) || SMALL_TABLES.test(line)) return false;
+    if (/^SCAN \w+( AS \w+)?( USING (COVERING )?INDEX \w+)?$/.test(line) && !/USE TEMP B-TREE/.test(line)) return true;
+    return /\(scope=\?\)$/.test(line);
+  });
+}
+
+function explain(db: Database, sql: string): string[] {
+  return db
+    .query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`)
+    .all()
+    .map((row) => row.detail);
+}
+
+const HOT_PATHS: [string, () => unknown][] = [
+  ["recall (words, static and model tiers)", () => gllam.recall("how does caddy reach tailscale")],
+  ["recall with entities (mentions filter)", () => gllam.recall("backups", { entities: ["postgres", "caddy"] })],
+  ["recall as of a date, in a window", () => gllam.recall("caddy", { asOf: T0 + DAY, window: { start: T0, end: T0 + 2 * DAY } })],
+  ["recall naming a speaker", () => gllam.recall("what did Ana say about prometheus")],
+  ["facts of a node", () => gllam.facts("caddy")],
+  ["node lookups by name and alias", () => [gllam.findNodesByName("pg"), gllam.lookUpName("Caddy")]],
+  ["summaries of a session", () => gllam.getEpisodicSummaries({ sessionId: "s1" })],
+  ["recent episodes of a session", () => gllam.getRecentEpisodes(5, { sessionId: "s2" })],
+  ["episodes in a window", () => gllam.getEpisodesInWindow(T0, T0 + DAY, { limit: 10 })],
+];
+
+describe("hot query plans", () => {
+  test.each(HOT_PATHS)("%s: no statement scans a scope", async (_name, action) => {
+    const statements = (await captureSql(action)).filter((sql) => /^\s*(WITH|SELECT)\b/i.test(sql));
+    expect(statements.length).toBeGreaterThan(0);
+    const db = gllam.dbRO();
+    const scans = statements.flatMap((sql) => scopeScans(explain(db, sql)).map((line) => `${line}  <-  ${sql.replace(/\s+/g, " ").slice(0, 160)}`));
+    expect(scans).toEqual([]);
+  });
+
+  test("the detector flags a scope scan and passes a keyed search", () => {
+    const db = gllam.dbRO();
+    expect(scopeScans(explain(db, "SELECT id FROM episodes WHERE scope = 'default' ORDER BY created_at"))).not.toEqual([]);
+    expect(scopeScans(explain(db, "SELECT count(*) FROM semantic_links"))).not.toEqual([]);
+    expect(scopeScans(explain(db, "SELECT id FROM episodes WHERE scope = 'default' AND session_id = 's1' AND seq = 1"))).toEqual([]);
+  });
+});
+
