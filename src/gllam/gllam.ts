@@ -34,7 +34,7 @@ import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
 import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
-import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
+import { enterMemorySleepCycle, readLastSleepCycle, type LastSleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
 import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
 import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
 import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
@@ -686,6 +686,11 @@ export class Gllam {
   /** Seed: SimulateRandomTraceTests. */
   simulateRandomTraceTests(traceCount: number, options?: TraceTestOptions): TraceTestReport {
     return simulateRandomTraceTests(this.store, traceCount, options);
+  }
+
+  /** The report the last sleep cycle of a scope stored (null when none ran). */
+  lastSleepCycle(options: { scope?: string } = {}): LastSleepCycle | null {
+    return readLastSleepCycle(this.store, options.scope);
   }
 
   /** Seed: EnterMemorySleepCycle. */

@@ -5,6 +5,7 @@ import {
   contradictions,
   episodeDensity,
   forgetDryRun,
+  lastSleepCycle,
   neighbourhood,
   nodeHistory,
   path,
@@ -27,6 +28,7 @@ export {
   facts,
   forget,
   forgetDryRun,
+  lastSleepCycle,
   neighbourhood,
   nodeHistory,
   path,
@@ -59,6 +61,7 @@ export const OPERATIONS: readonly Operation[] = [
   forgetDryRun,
   plan,
   stats,
+  lastSleepCycle,
   backup,
   doctor,
 ] as unknown as Operation[];

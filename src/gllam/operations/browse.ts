@@ -162,3 +162,21 @@ export const forgetDryRun = defineOperation({
   // No checkpoint follows a dry run: the report's WAL note does not apply.
   toText: (report) => `dry run, nothing removed; forget would remove:\n${formatForgetReport({ ...report, walPurged: true })}`,
 });
+
+const score = (value: number | null) => (value === null ? "n/a" : value.toFixed(2));
+
+export const lastSleepCycle = defineOperation({
+  name: "last_sleep_cycle",
+  summary: "The report the last sleep cycle of a scope stored (clarity, consistency, what it compacted, merged and filed), or null when none ran",
+  input: v.object({ scope: ScopeSchema }),
+  readOnly: true,
+  run: (gllam, input) => gllam.lastSleepCycle({ scope: input.scope }),
+  toText: (last) =>
+    last === null
+      ? "no sleep cycle has run in this scope (gllam sleep)"
+      : [
+          `last sleep cycle ${formatDay(last.finishedAt)} (${last.status}, ${last.report.seconds.toFixed(2)} s)`,
+          `  memory clarity ${score(last.report.memoryClarityScore)}, consistency ${score(last.report.memoryConsistencyScore)} over ${last.report.traceCount} trace tests`,
+          `  ${last.report.compactedHubs} hubs compacted, ${last.report.movedNodes} nodes moved, ${last.report.categorizedCount} categorized, ${last.report.uncategorizedRemaining} uncategorized`,
+        ].join("\n"),
+});

@@ -8,6 +8,7 @@ import {
   episodeDensity,
   facts,
   forgetDryRun,
+  lastSleepCycle,
   neighbourhood,
   nodeHistory,
   path,
@@ -115,5 +116,17 @@ test("episode density, sessions and a forget dry run that changes nothing", asyn
   expect(forgetDryRun.toText(dry)).toStartWith("dry run, nothing removed");
   expect(gllam.stats().tables).toEqual(before);
   expect((await runOperation(gllam, facts, { node: "x", scope: "t" }).catch((e) => e)).code).toBe("E_NOT_FOUND");
+  gllam.close();
+});
+
+test("last_sleep_cycle reads the report the last sleep cycle of the scope stored", async () => {
+  const gllam = await openTempGllam(dir, { embedder: hash });
+  expect(await runOperation(gllam, lastSleepCycle, {})).toBeNull();
+  await runOperation(gllam, addFact, { subject: "Caddy", relationship: "runs_on", object: "Atlas" });
+  const report = await gllam.enterMemorySleepCycle(3, { seed: 1 });
+  const last = await runOperation(gllam, lastSleepCycle, {});
+  expect(last).toMatchObject({ status: "done", report: { jobId: report.jobId, seed: 1, memoryClarityScore: report.memoryClarityScore, traceCount: report.traces.length } });
+  expect(lastSleepCycle.toText(last)).toContain("memory clarity");
+  expect(await runOperation(gllam, lastSleepCycle, { scope: "elsewhere" })).toBeNull();
   gllam.close();
 });

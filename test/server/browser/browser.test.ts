@@ -51,6 +51,7 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
     await gllam("seed");
+    await gllam("sleep", "--traces", "5", "--seed", "7");
     // Two sources of equal trust disagree on an exclusive relationship: an open contradiction.
     await gllam("fact", "add", "Caddy", "has_state", "healthy", "--source", "ann", "--doc-type", "slack", "--new");
     await gllam("fact", "add", "Caddy", "has_state", "degraded", "--source", "bob", "--doc-type", "slack", "--new");
@@ -80,6 +81,7 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
     expect(page.url()).toBe(`${base}/status`);
     expect(await page.locator("h1").textContent()).toBe("Health");
     expect(await page.locator("#tables").textContent()).toContain("semantic_nodes");
+    expect(await page.locator("#sleep").textContent()).toContain("Memory clarity");
     await shot("health");
   });
 
