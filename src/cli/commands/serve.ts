@@ -2,10 +2,10 @@ import { defineCommand } from "citty";
 import * as v from "valibot";
 import { openGllam } from "../../gllam/open.ts";
 import { GllamError } from "../../gllam/types.ts";
-import { serveBrowser } from "../../server/browser/assets.ts";
-import { checkServeSecurity } from "../../server/http/auth.ts";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, startHttpServer } from "../../server/http/server.ts";
 import { globalArgs, settingsOf } from "../context.ts";
+
+const DEFAULT_PORT = 7411;
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2 };
 
@@ -49,6 +49,8 @@ export const serveCommand = defineCommand({
     const workers = args.workers === undefined ? 1 : parseFlag(WorkersSchema, args.workers, "--workers");
     const maxBodyBytes = args["max-body"] === undefined ? DEFAULT_MAX_BODY_BYTES : parseByteSize(args["max-body"]);
     const token = args.token ?? process.env.GLLAM_TOKEN;
+    // Loaded here, not with the CLI, so other commands do not pay for the server's modules at start.
+    const [{ checkServeSecurity, startHttpServer }, { serveBrowser }] = await Promise.all([import("../../server/http/serve.ts"), import("../../server/browser/assets.ts")]);
     checkServeSecurity(host, token);
     const gllam = await openGllam(settingsOf(args), { create: true, staticTable: true });
     try {

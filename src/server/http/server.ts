@@ -14,9 +14,6 @@ import { createRouter, MethodNotAllowed } from "./router.ts";
 import { ROUTES, type Route } from "./routes.ts";
 import { errorResponse, jsonResponse } from "./status.ts";
 
-export const DEFAULT_PORT = 7411;
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
 /** Answers what no route takes (outside /v1/): a Response, or undefined for 404. Not behind the token: static assets only. */
 export type Fallback = (request: Request) => Response | undefined | Promise<Response | undefined>;
 
@@ -83,6 +80,17 @@ export function createRequestHandler(gllam: Gllam, options: HttpServerOptions): 
 /** Starts serving (the memory stays open until the caller stops the server and closes it). */
 export function startHttpServer(gllam: Gllam, options: HttpServerOptions): Server<undefined> {
   const handle = createRequestHandler(gllam, options);
+  try {
+    return listen(handle, options);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EADDRINUSE") throw new GllamError("E_CONFIG", `${options.host}:${options.port} is in use (another gllam serve?); --port picks another (0: any free one)`);
+    if (code === "EADDRNOTAVAIL") throw new GllamError("E_CONFIG", `${options.host} is not an address of this machine (--host)`);
+    throw error;
+  }
+}
+
+function listen(handle: (request: Request) => Promise<Response>, options: HttpServerOptions): Server<undefined> {
   return Bun.serve({
     hostname: options.host,
     port: options.port,

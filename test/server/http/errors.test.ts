@@ -1,6 +1,6 @@
 /** How `gllam serve` refuses bad requests: every error is {"error": {"code", "message"}}, and the server keeps serving. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { call, startServe } from "./serve-process.ts";
+import { call, freshFolder, runCompiled, startServe } from "./serve-process.ts";
 
 const served = await startServe(["--db", "memory.db", "--embedder", "static", "--workers", "0", "--max-body", "1k"]);
 afterAll(() => served.stop());
@@ -56,6 +56,13 @@ describe("gllam serve errors", () => {
     const response = await fetch(`${served.url}/v1/recall`, { method: "POST", body: stream, headers: { "content-type": "application/json" } });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("E_TOO_LARGE");
+  });
+
+  test("a second server on the same port refuses to start, saying so", async () => {
+    const port = new URL(served.url).port;
+    const second = await runCompiled(["serve", "--port", port, "--embedder", "static", "--workers", "0"], freshFolder());
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`127.0.0.1:${port} is in use`);
   });
 
   test("after all of that the server still answers", async () => {
