@@ -117,6 +117,12 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
     // The URL reproduces the view.
     await open(`/node/caddy?asOf=${asOf}`);
     expect(await page.locator("#no-facts").count()).toBe(1);
+    // System time: before anything was recorded (the seed ran today), memory believed nothing about Caddy.
+    await open("/node/caddy");
+    await page.locator("#knownAt").focus();
+    await page.keyboard.press("Home");
+    await page.waitForSelector("#no-facts");
+    expect(new URL(page.url()).searchParams.get("knownAt")).not.toBeNull();
     await open("/node/caddy?asOf=2025-01-20");
     expect(await page.locator("#facts").textContent()).toContain("binds_to");
     expect(await page.locator("#facts").textContent()).not.toContain("reverse_proxies_to");
@@ -127,6 +133,8 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
     expect(await page.locator("svg g.node").count()).toBeGreaterThan(5);
     expect(await page.locator("svg .edge-label", { hasText: "binds_to" }).count()).toBe(1);
     expect(await page.locator("svg .edge.contested").count()).toBe(2);
+    // The challenger of an open contradiction is not believed meanwhile: drawn dashed.
+    expect(await page.locator("svg .edge.retired").count()).toBe(1);
     await page.locator("#path-to").fill("PostgreSQL");
     await settled(() => page.locator("#path-to").press("Enter"));
     expect(new URL(page.url()).searchParams.get("to")).toBe("PostgreSQL");
