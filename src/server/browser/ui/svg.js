@@ -85,21 +85,28 @@ export function neighbourhoodGraph(data, { nodeHref, pathLinks = new Set() }) {
     const a = (2 * Math.PI * i) / Math.max(1, ring1.length) - Math.PI / 2;
     pos.set(n.id, { x: c + Math.cos(a) * 170, y: c + Math.sin(a) * 170, a });
   });
-  // Hop-2 nodes sit near the first hop-1 node they link to, spread in order around the ring.
-  const anchor = (id) => {
+  // Hop-2 nodes sit on the outer ring beside the hop-1 node they hang from (the strongest link's),
+  // siblings fanned out around it, so their links stay short and away from the centre.
+  const anchorOf = (id) => {
     for (const l of data.links) {
       const other = l.sourceId === id ? l.targetId : l.targetId === id ? l.sourceId : undefined;
-      if (other && pos.get(other)?.a !== undefined) return pos.get(other).a;
+      if (other && pos.get(other)?.a !== undefined) return other;
     }
-    return 0;
+    return data.center;
   };
-  ring2
-    .map((n) => ({ n, a: anchor(n.id) }))
-    .sort((p, q) => p.a - q.a)
-    .forEach(({ n }, i, all) => {
-      const a = all[0].a + (2 * Math.PI * i) / all.length;
-      pos.set(n.id, { x: c + Math.cos(a) * 320, y: c + Math.sin(a) * 320 });
+  const children = new Map();
+  for (const n of ring2) {
+    const anchor = anchorOf(n.id);
+    children.set(anchor, [...(children.get(anchor) ?? []), n]);
+  }
+  const spread = Math.min(0.4, (2 * Math.PI) / Math.max(1, ring2.length));
+  for (const [anchor, kids] of children) {
+    const a = pos.get(anchor)?.a ?? 0;
+    kids.forEach((n, j) => {
+      const angle = a + (j - (kids.length - 1) / 2) * spread;
+      pos.set(n.id, { x: c + Math.cos(angle) * 320, y: c + Math.sin(angle) * 320 });
     });
+  }
   // The picture is as large as the rings drawn (one ring: no empty band around it).
   const xs = [...pos.values()].map((p) => p.x);
   const ys = [...pos.values()].map((p) => p.y);
@@ -120,8 +127,15 @@ export function neighbourhoodGraph(data, { nodeHref, pathLinks = new Set() }) {
     const mx = (a.x + b.x) / 2;
     const my = (a.y + b.y) / 2;
     const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
-    const cx = mx - ((b.y - a.y) / len) * bend;
-    const cy = my + ((b.x - a.x) / len) * bend;
+    let cx = mx - ((b.y - a.y) / len) * bend;
+    let cy = my + ((b.x - a.x) / len) * bend;
+    // A link between two outer nodes bows away from the centre, so it does not cross the centre's links.
+    if (l.sourceId !== data.center && l.targetId !== data.center) {
+      const away = Math.hypot(mx - c, my - c);
+      const [ux, uy] = away > 1 ? [(mx - c) / away, (my - c) / away] : [-(b.y - a.y) / len, (b.x - a.x) / len];
+      cx += ux * 90;
+      cy += uy * 90;
+    }
     const classes = ["edge", l.status, l.contradictions.length > 0 ? "contested" : "", pathLinks.has(l.id) ? "on-path" : ""].filter(Boolean).join(" ");
     const state = [l.status !== "active" ? l.status : "", l.contradictions.length > 0 ? "contested" : ""].filter(Boolean).join(", ");
     svg.append(
