@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { freshFolder, runCompiled, startServe, type Served } from "../http/serve-process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
+const AXE = join(import.meta.dir, "../../../node_modules/axe-core/axe.min.js");
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`skipping the memory browser tests: no ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
 
@@ -187,6 +188,21 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
     expect(new URL(page.url()).pathname).toBe("/timeline");
     await page.waitForSelector("#sessions");
     expect(await page.locator("#sessions").textContent()).not.toContain("standup");
+  });
+
+  test("axe-core finds no accessibility violations in any view", async () => {
+    // A page of its own that lets axe's script in (the browser's policy admits only its own scripts).
+    const audit = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    await audit.goto(`${base}/?token=${TOKEN}`);
+    for (const path of ["/?q=web+server", "/node/caddy", "/graph/caddy?hops=2&to=PostgreSQL", "/contradictions?status=all", "/timeline", "/session/ops", "/status"]) {
+      await audit.goto(base + path);
+      await audit.waitForSelector("body[data-ready]");
+      expect(await audit.locator("h1").first().textContent()).not.toBe("Token needed");
+      await audit.addScriptTag({ path: AXE });
+      const { violations } = (await audit.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as { violations: { id: string; nodes: { target: string[] }[] }[] };
+      expect({ path, violations: violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`) }).toEqual({ path, violations: [] });
+    }
+    await audit.close();
   });
 
   test("a narrow window still shows the node page", async () => {
