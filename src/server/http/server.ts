@@ -94,8 +94,9 @@ function listen(handle: (request: Request) => Promise<Response>, options: HttpSe
   return Bun.serve({
     hostname: options.host,
     port: options.port,
-    // The handler enforces the limit itself (JSON 413); Bun's own cap only stops a runaway stream.
-    maxRequestBodySize: options.maxBodyBytes + 1024 * 1024,
+    // The handler enforces the limit itself, from Content-Length or while streaming, so every 413
+    // is JSON: Bun's own cap would answer a declared large body with a bare 413 before it.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Bun's longest: a plan may think for minutes without sending a byte (Bun's default is 10 s).
     idleTimeout: 255,
     fetch: handle,

@@ -45,6 +45,7 @@ describe("gllam serve errors", () => {
   test("a body over --max-body is 413 E_TOO_LARGE, declared or streamed", async () => {
     const big = JSON.stringify({ query: "x".repeat(2000) });
     expectError(await call(served, "POST", "/v1/recall", big), 413, "E_TOO_LARGE");
+    expectError(await call(served, "POST", "/v1/recall", JSON.stringify({ query: "z".repeat(3_000_000) })), 413, "E_TOO_LARGE");
     const chunks = [new TextEncoder().encode('{"query": "'), new TextEncoder().encode("y".repeat(2000)), new TextEncoder().encode('"}')];
     const stream = new ReadableStream({
       pull(controller) {
