@@ -34,7 +34,7 @@ import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
 import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
-import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
+import { enterMemorySleepCycle, readLastSleepCycle, type LastSleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
 import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
 import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
 import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
@@ -53,7 +53,11 @@ import { disambiguateEntityForSource, mergeNodes, resolveEntity, type Disambigua
 import { describeFacts, type DescribedFact } from "../semantic/facts.ts";
 import { askFallacyJudge, type FallacyJudge } from "../semantic/fallacies.ts";
 import { forget, type ForgetReport, type ForgetTarget } from "../semantic/forget.ts";
-import { asKnownAt, linkHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
+import { asKnownAt, linkHistory, nodeHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
+import { listContradictions, type ContradictionEntry } from "../semantic/contradictions.ts";
+import { readNeighbourhood, type Neighbourhood } from "../semantic/neighbourhood.ts";
+import { explainSourceTrust, type SourceTrust } from "../semantic/source-trust.ts";
+import { countEpisodesByDay, type EpisodeDensity } from "../episodic/density.ts";
 import { invalidateDependentCrossCuttingLinks, invalidateObsoleteEdge, type CascadeReport, type InvalidationResult } from "../semantic/invalidation.ts";
 import { findMultiHopPath, type MultiHopPath, type PathOptions } from "../semantic/paths.ts";
 import { semanticPolicy } from "../semantic/policy.ts";
@@ -369,6 +373,27 @@ export class Gllam {
     return { node, relationship, versions: linkHistory(this.store, node.id, relationship, options) };
   }
 
+  /** Every relationship a node (named as anywhere else) states, each with all its versions. */
+  nodeHistory(name: string, options: { scope?: string } = {}): { node: SemanticNode; relationships: { relationship: string; versions: LinkVersion[] }[] } {
+    const node = this.nodeNamed(name, options);
+    return { node, relationships: nodeHistory(this.store, node.id, options) };
+  }
+
+  /** A node's 1-2 hop neighbourhood at asOf for drawing: believed, ended and retired links, contradictions marked. */
+  neighbourhood(name: string, options: { hops?: number; asOf?: number; scope?: string; maxNodes?: number } = {}): Neighbourhood {
+    return readNeighbourhood(this.store, this.nodeNamed(name, options).id, options);
+  }
+
+  /** The contradictions of a scope, open first, with both claims, their sources and trust. */
+  listContradictions(options?: { scope?: string; status?: "open" | "resolved"; limit?: number }): ContradictionEntry[] {
+    return listContradictions(this.store, options);
+  }
+
+  /** A stored source (id or handle) with its composite trust weight, its parts and their bases. */
+  sourceTrust(ref: string, options?: { scope?: string }): SourceTrust {
+    return explainSourceTrust(this.store, this.config, ref, options);
+  }
+
   activeLinks(nodeId: string, options?: ActiveLinkOptions): DirectedLink[] {
     return activeLinks(this.store, nodeId, options);
   }
@@ -483,6 +508,11 @@ export class Gllam {
     return forget(this.store, target);
   }
 
+  /** What forget(target) would remove, from a transaction that is rolled back: nothing changes. */
+  forgetDryRun(target: ForgetTarget): ForgetReport {
+    return this.store.probe(() => forget(this.store, target));
+  }
+
   // ---------------------------------------------------------------- episodic
   /** Turns and chunks in one transaction (idempotent by content hash) with static vectors; model vectors come later. */
   addEpisodes(episodes: EpisodeInput[], options?: AddEpisodesOptions): AddEpisodesResult {
@@ -512,6 +542,11 @@ export class Gllam {
 
   getRecentEpisodes(limit: number, options?: { scope?: string; sessionId?: string }): EpisodeRow[] {
     return getRecentEpisodes(this.store, limit, options);
+  }
+
+  /** Episodes per UTC day of a scope in [start, end): a density strip's data. */
+  episodeDensity(options?: { scope?: string; start?: number; end?: number }): EpisodeDensity {
+    return countEpisodesByDay(this.store, options);
   }
 
   getEpisodesInWindow(start: number, end: number, options?: { scope?: string; limit?: number }): EpisodeRow[] {
@@ -651,6 +686,11 @@ export class Gllam {
   /** Seed: SimulateRandomTraceTests. */
   simulateRandomTraceTests(traceCount: number, options?: TraceTestOptions): TraceTestReport {
     return simulateRandomTraceTests(this.store, traceCount, options);
+  }
+
+  /** The report the last sleep cycle of a scope stored (null when none ran). */
+  lastSleepCycle(options: { scope?: string } = {}): LastSleepCycle | null {
+    return readLastSleepCycle(this.store, options.scope);
   }
 
   /** Seed: EnterMemorySleepCycle. */

@@ -1,10 +1,67 @@
 /** Every operation the faces offer (MCP tools, HTTP routes, CLI commands), in the order they are listed. */
 import type { Operation } from "./operation.ts";
 import { backup, doctor } from "./operations/admin.ts";
+import {
+  contradictions,
+  episodeDensity,
+  forgetDryRun,
+  lastSleepCycle,
+  neighbourhood,
+  nodeHistory,
+  path,
+  resolveContradiction,
+  sessionEpisodes,
+  sessions,
+  sourceTrust,
+} from "./operations/browse.ts";
 import { addFact, factHistory, facts, forget } from "./operations/facts.ts";
 import { recall, remember } from "./operations/memory.ts";
 import { plan, stats } from "./operations/tools.ts";
 
-export { addFact, backup, doctor, factHistory, facts, forget, plan, recall, remember, stats };
+export {
+  addFact,
+  backup,
+  contradictions,
+  doctor,
+  episodeDensity,
+  factHistory,
+  facts,
+  forget,
+  forgetDryRun,
+  lastSleepCycle,
+  neighbourhood,
+  nodeHistory,
+  path,
+  plan,
+  recall,
+  remember,
+  resolveContradiction,
+  sessionEpisodes,
+  sessions,
+  sourceTrust,
+  stats,
+};
 
-export const OPERATIONS: readonly Operation[] = [remember, recall, addFact, facts, factHistory, forget, plan, stats, backup, doctor] as unknown as Operation[];
+export const OPERATIONS: readonly Operation[] = [
+  remember,
+  recall,
+  addFact,
+  facts,
+  factHistory,
+  nodeHistory,
+  neighbourhood,
+  path,
+  contradictions,
+  resolveContradiction,
+  sourceTrust,
+  episodeDensity,
+  sessions,
+  sessionEpisodes,
+  forget,
+  forgetDryRun,
+  plan,
+  stats,
+  lastSleepCycle,
+  backup,
+  doctor,
+] as unknown as Operation[];

@@ -6,7 +6,7 @@
  * embedder, say) is reported and the others still run.
  */
 import type { Embedder } from "../embed/embedder.ts";
-import { finishJob, startJob } from "../engine/jobs.ts";
+import { finishJob, readLastFinishedJob, startJob } from "../engine/jobs.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { batchCompactHubCaveats } from "../semantic/caveats.ts";
@@ -156,4 +156,12 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
     finishJob(db, job.id, report.errors.length > 0 ? "failed" : "done", { ...summary, jobId: job.id, traceCount: traces.length, mergeCandidateCount: mergeCandidates.length });
   });
   return report;
+}
+
+/** What the last sleep cycle of a scope recorded (its report without the traces and merge candidates), if one ran. */
+export type LastSleepCycle = { status: "done" | "failed"; finishedAt: number; report: Omit<SleepCycleReport, "traces" | "mergeCandidates"> & { traceCount: number; mergeCandidateCount: number } };
+
+export function readLastSleepCycle(store: Store, scope?: string): LastSleepCycle | null {
+  const job = readLastFinishedJob(store.dbRO(), "sleep_cycle", parseScope(scope));
+  return job ? { status: job.status as "done" | "failed", finishedAt: job.finishedAt ?? job.updatedAt, report: job.state as LastSleepCycle["report"] } : null;
 }

@@ -40,7 +40,7 @@ export const serveCommand = defineCommand({
     const maxBodyBytes = args["max-body"] === undefined ? DEFAULT_MAX_BODY_BYTES : parseByteSize(args["max-body"]);
     const token = args.token ?? process.env.GLLAM_TOKEN;
     // Loaded here, not with the CLI, so other commands do not pay for the server's modules at start.
-    const { checkServeSecurity, startHttpServer } = await import("../../server/http/serve.ts");
+    const [{ checkServeSecurity, startHttpServer }, { serveBrowser }] = await Promise.all([import("../../server/http/serve.ts"), import("../../server/browser/assets.ts")]);
     checkServeSecurity(host, token);
     const gllam = await openGllam(settingsOf(args), { create: true, staticTable: true });
     try {
@@ -48,7 +48,7 @@ export const serveCommand = defineCommand({
       await gllam.tiers.model?.embed(["gllam"]);
       if (workers > 0) gllam.startEmbeddingWorkerPool(workers);
       gllam.startWALCheckpointManager(1000);
-      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes });
+      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
       await untilStopped();
       await server.stop(true);

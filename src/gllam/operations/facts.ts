@@ -2,9 +2,10 @@
 import * as v from "valibot";
 import { ForgetTargetSchema, ScopeSchema, TrustWeightSchema } from "../../memory/types.ts";
 import { formatDay, formatLink } from "../../retrieval/format.ts";
-import type { ForgetReport } from "../../semantic/forget.ts";
+import type { ForgetReport, ForgetTarget } from "../../semantic/forget.ts";
 import type { LinkVersion } from "../../semantic/history.ts";
 import type { RecordedFact } from "../../semantic/record-fact.ts";
+import type { Gllam } from "../gllam.ts";
 import { defineOperation, NameSchema, TextSchema, WireTimeSchema } from "../operation.ts";
 
 const OptionalText = v.optional(TextSchema);
@@ -77,7 +78,7 @@ export const facts = defineOperation({
   },
 });
 
-function formatVersion(version: LinkVersion): string {
+export function formatVersion(version: LinkVersion): string {
   const { link } = version;
   const span = `${formatDay(link.validFrom)} → ${link.validUntil === null ? "now" : formatDay(link.validUntil)}`;
   const who = version.source ? `${version.source.docType}/${version.source.displayName || version.source.handle}` : "unattributed";
@@ -112,13 +113,16 @@ export function formatForgetReport(report: ForgetReport): string {
   return lines.join("\n");
 }
 
+/** A forget target with its node named as elsewhere (id, name or alias: exact, an ambiguous name is refused) turned into its id. */
+export const resolveForgetTarget = (gllam: Gllam, input: ForgetTarget): ForgetTarget =>
+  "node" in input ? { ...input, node: gllam.nodeNamed(input.node, { scope: input.scope }).id } : input;
+
 export const forget = defineOperation({
   name: "forget",
   summary:
     "Forget a node, link, source, episode or session and everything derived only from it (one transaction, no copy left in the file); give exactly one of node, link, source, episode, session",
   input: ForgetTargetSchema,
   readOnly: false,
-  // A node may be named as elsewhere (id, name or alias: exact, an ambiguous name is refused).
-  run: (gllam, input) => gllam.forget("node" in input ? { ...input, node: gllam.nodeNamed(input.node, { scope: input.scope }).id } : input),
+  run: (gllam, input) => gllam.forget(resolveForgetTarget(gllam, input)),
   toText: formatForgetReport,
 });

@@ -5,7 +5,27 @@
  * route is adding one entry here. /health and /openapi.json are the server's own (server.ts).
  */
 import type { Operation } from "../../gllam/operation.ts";
-import { addFact, facts, factHistory, forget, plan, recall, remember, stats } from "../../gllam/operations.ts";
+import {
+  addFact,
+  contradictions,
+  episodeDensity,
+  facts,
+  factHistory,
+  forget,
+  forgetDryRun,
+  lastSleepCycle,
+  neighbourhood,
+  nodeHistory,
+  path,
+  plan,
+  recall,
+  remember,
+  resolveContradiction,
+  sessionEpisodes,
+  sessions,
+  sourceTrust,
+  stats,
+} from "../../gllam/operations.ts";
 
 export type Method = "GET" | "POST" | "DELETE";
 
@@ -45,6 +65,18 @@ export const ROUTES: readonly Route[] = [
   forgetRoute("node", "nodes"),
   forgetRoute("link", "links"),
   forgetRoute("source", "sources"),
+  // What the memory browser reads (and any script can): src/server/browser/.
+  { method: "GET", path: "/v1/nodes/{id}/histories", operation: nodeHistory, params: { id: "node" }, query: ["scope"] },
+  { method: "GET", path: "/v1/nodes/{id}/neighbourhood", operation: neighbourhood, params: { id: "node" }, query: ["hops", "as_of", "max_nodes", "scope"] },
+  { method: "GET", path: "/v1/path", operation: path, query: ["from", "to", "max_hops", "as_of", "scope"] },
+  { method: "GET", path: "/v1/contradictions", operation: contradictions, query: ["status", "limit", "scope"] },
+  { method: "POST", path: "/v1/contradictions/{id}/resolve", operation: resolveContradiction, params: { id: "contradiction" }, body: {} },
+  { method: "GET", path: "/v1/sources/{id}/trust", operation: sourceTrust, params: { id: "source" }, query: ["scope"] },
+  { method: "GET", path: "/v1/timeline", operation: episodeDensity, query: ["start", "end", "scope"] },
+  { method: "GET", path: "/v1/sessions", operation: sessions, query: ["scope"] },
+  { method: "GET", path: "/v1/sleep/last", operation: lastSleepCycle, query: ["scope"] },
+  { method: "GET", path: "/v1/sessions/{id}/episodes", operation: sessionEpisodes, params: { id: "session" }, query: ["limit", "scope"] },
+  { method: "POST", path: "/v1/forget/dry-run", operation: forgetDryRun, body: {}, summary: "What forgetting a target (the body: one of node, link, source, episode, session, and scope) would remove; nothing changes" },
   { method: "POST", path: "/v1/plan", operation: plan, body: {} },
   { method: "GET", path: "/v1/stats", operation: stats },
 ];

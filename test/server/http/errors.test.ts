@@ -30,7 +30,8 @@ describe("gllam serve errors", () => {
 
   test("unknown routes are 404, a known path with another method 405 with Allow", async () => {
     expectError(await call(served, "GET", "/v1/nothing-here"), 404, "E_NOT_FOUND");
-    expectError(await call(served, "GET", "/"), 404, "E_NOT_FOUND");
+    // "/" is the memory browser (test/server/browser/); other paths outside /v1/ are still 404.
+    expectError(await call(served, "GET", "/no-such-page"), 404, "E_NOT_FOUND");
     const wrong = await call(served, "PUT", "/v1/recall", { query: "x" });
     expectError(wrong, 405, "E_METHOD_NOT_ALLOWED");
     expect(wrong.headers.get("allow")).toBe("POST");
