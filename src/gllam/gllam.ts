@@ -2,6 +2,8 @@ import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
+import { LlmLayer } from "../llm/client.ts";
+import type { LlmSettings } from "../llm/endpoints.ts";
 import type {
   EpisodeInput,
   EpisodeRow,
@@ -148,6 +150,11 @@ export type GllamOptions = StoreOptions & {
   busyTimeoutMs?: number;
   /** Called once by each write that has to wait for another process's write. */
   onBusyWait?: BusyWaitOptions["onWait"];
+  /**
+   * The LLM roles: a layer, or flags over the environment and the config's `llm` entry (the
+   * default: the environment). Built on first use, so memory that never asks an LLM never reads it.
+   */
+  llm?: LlmLayer | LlmSettings;
 };
 
 /**
@@ -165,6 +172,7 @@ export class Gllam {
   #staticPending: boolean;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
+  #llm: LlmLayer | LlmSettings;
 
   private constructor(
     store: Store,
@@ -173,7 +181,9 @@ export class Gllam {
     staticPending: boolean,
     config: AgenticMemoryConfig,
     pddlDomainsDir: string | null,
+    llm: LlmLayer | LlmSettings,
   ) {
+    this.#llm = llm;
     this.store = store;
     this.embedder = embedder;
     this.#static = staticTier;
@@ -207,6 +217,7 @@ export class Gllam {
       options.staticEmbedder === undefined && !located,
       options.config ?? defaultAgenticMemoryConfig(),
       pddlDomainsDirFor(path, options.pddlDomainsDir),
+      options.llm ?? {},
     );
     // Nodes get static vectors in the transaction that creates or renames them, whoever writes them.
     if (!store.readOnly) maintainNodeStaticVectors(store, () => gllam.staticEmbedder);
@@ -241,6 +252,12 @@ export class Gllam {
   get tiers(): EmbeddingTiers {
     const staticTier = this.staticEmbedder;
     return { model: this.embedder.modelVersion === staticTier?.modelVersion ? undefined : this.embedder, static: staticTier };
+  }
+
+  /** The LLM roles (either may be unset: the features then use their rule-based fallbacks and say so). */
+  get llm(): LlmLayer {
+    if (!(this.#llm instanceof LlmLayer)) this.#llm = LlmLayer.fromSettings(this.#llm, this.config.llm);
+    return this.#llm;
   }
 
   get path(): string {
