@@ -5,6 +5,7 @@ import { backupCommand } from "./commands/backup.ts";
 import { benchCommand } from "./commands/bench.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
+import { extractCommand } from "./commands/extract.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { importCommand } from "./commands/import.ts";
@@ -28,6 +29,7 @@ type AnyCommand = CommandDef<any>;
 const subCommands: Record<string, AnyCommand> = {
   seed: seedCommand,
   ingest: ingestCommand,
+  extract: extractCommand,
   recall: recallCommand,
   reembed: reembedCommand,
   stats: statsCommand,

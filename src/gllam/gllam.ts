@@ -3,6 +3,16 @@ import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
 import { LlmLayer } from "../llm/client.ts";
+import {
+  determineDocumentIngestionStrategy,
+  getIngestionSteeringPrompt,
+  registerCustomDocumentTypeRule,
+  registerRepositoryContextDirective,
+  type IngestionStrategy,
+  type RepositoryContextDirective,
+} from "../config/registries.ts";
+import { extractSessions, type ExtractOptions, type ExtractReport } from "../extraction/extract.ts";
+import { importFacts, type FactImportReport } from "../extraction/import-facts.ts";
 import type { LlmSettings } from "../llm/endpoints.ts";
 import type {
   EpisodeInput,
@@ -64,6 +74,8 @@ import { attributeContainerEntryToSource, upsertSource, type AttributedEntry, ty
 import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../semantic/trust.ts";
 import {
   checkEmbeddingModelVersion,
+  embedNodeQuery,
+  nearestNodes,
   searchSimilarNodes,
   storeNodeEmbeddings,
   type EmbeddingModelCheck,
@@ -122,6 +134,9 @@ import {
   type WALCheckpointOptions,
 } from "../engine/wal.ts";
 
+/** Cosine distance under which a new name's static vector means an existing node of its type (names, not prose: strict). */
+const SAME_ENTITY_DISTANCE = 0.08;
+
 /** A node's facts as `facts` returns them: described (now or at asOf), or as believed at knownAt. */
 export type NodeFacts = { node: SemanticNode; asOf: number; knownAt?: number; facts: (DescribedFact | (DirectedLink & { otherId: string; otherName: string }))[] };
 
@@ -165,7 +180,8 @@ export class Gllam {
   readonly store: Store;
   /** Embeds nodes; it is also the model tier unless it is the static embedder. */
   readonly embedder: Embedder;
-  readonly config: AgenticMemoryConfig;
+  /** Replaced (never mutated) by the register* calls. */
+  config: AgenticMemoryConfig;
   readonly pddlDomainsDir: string | null;
   #static: StaticEmbedder | (() => StaticEmbedder) | undefined;
   /** The default static tier whose table is not built yet (see #ensureStaticTier). */
@@ -365,6 +381,54 @@ export class Gllam {
    */
   addFact(statement: FactStatement): RecordedFact {
     return recordFact(this.store, this.config, statement);
+  }
+
+  /** Pre-structured facts (`gllam fact import`): every one recorded as addFact does, all in one transaction. */
+  importFacts(statements: { where: string; statement: FactStatement }[]): FactImportReport {
+    return importFacts(this.store, this.config, statements);
+  }
+
+  /**
+   * Extracts sessions into nodes and links with the STRONG model (`gllam extract`). Without an LLM
+   * configured it is E_CONFIG, saying how to name one.
+   */
+  extract(options: ExtractOptions = {}): Promise<ExtractReport> {
+    const llm = this.llm.strong;
+    if (!llm) throw new GllamError("E_CONFIG", "extraction needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
+    return extractSessions(
+      { store: this.store, config: this.config, llm, usage: () => this.llm.usage().strong, similarNode: (name, scope, type) => this.#similarNodeId(name, scope, type) },
+      options,
+    );
+  }
+
+  /** The node whose static vector is nearest a name, when it is of the same type and very close (entity resolution's last resort). */
+  async #similarNodeId(name: string, scope: string, type: string): Promise<string | undefined> {
+    const staticTier = this.staticEmbedder;
+    if (!staticTier) return undefined;
+    const db = this.store.dbRO();
+    const { vectors } = await embedNodeQuery(db, { static: staticTier }, name);
+    const [nearest] = vectors.static ? nearestNodes(db, { static: vectors.static }, 1, scope) : [];
+    return nearest && nearest.type === type && nearest.distance <= SAME_ENTITY_DISTANCE ? nearest.nodeId : undefined;
+  }
+
+  /** Seed: RegisterCustomDocumentTypeRule (for this memory's lifetime; the config file makes it lasting). */
+  registerCustomDocumentTypeRule(rule: Parameters<typeof registerCustomDocumentTypeRule>[1]): void {
+    this.config = registerCustomDocumentTypeRule(this.config, rule);
+  }
+
+  /** Seed: RegisterRepositoryContextDirective (for this memory's lifetime; the config file makes it lasting). */
+  registerRepositoryContextDirective(directive: RepositoryContextDirective): void {
+    this.config = registerRepositoryContextDirective(this.config, directive);
+  }
+
+  /** Seed: GetIngestionSteeringPrompt: the content type's prompt, else the global fallback. */
+  getIngestionSteeringPrompt(contentType: string): string {
+    return getIngestionSteeringPrompt(this.config, contentType).prompt;
+  }
+
+  /** Seed: DetermineDocumentIngestionStrategy. */
+  determineDocumentIngestionStrategy(docType: string): IngestionStrategy {
+    return determineDocumentIngestionStrategy(this.config, docType);
   }
 
   /** A node's facts: described as they hold at asOf (default now), or as believed at knownAt (system time). */
