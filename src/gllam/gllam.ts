@@ -408,7 +408,10 @@ export class Gllam {
     const db = this.store.dbRO();
     const { vectors } = await embedNodeQuery(db, { static: staticTier }, name);
     const [nearest] = vectors.static ? nearestNodes(db, { static: vectors.static }, 1, scope) : [];
-    return nearest && nearest.type === type && nearest.distance <= SAME_ENTITY_DISTANCE ? nearest.nodeId : undefined;
+    // Numbers carry identity that vectors blur ("Python 2" and "Python 3" sit close): they must agree.
+    const numbers = (text: string) => (text.match(/\d+/g) ?? []).join(" ");
+    const same = nearest && nearest.type === type && nearest.distance <= SAME_ENTITY_DISTANCE && numbers(nearest.name) === numbers(name);
+    return same ? nearest.nodeId : undefined;
   }
 
   /** Seed: RegisterCustomDocumentTypeRule (for this memory's lifetime; the config file makes it lasting). */
