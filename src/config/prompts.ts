@@ -68,6 +68,8 @@ export const LlmConfigSchema = v.strictObject({
   /** The model's context window in tokens: extraction chunks a session's turns to fit it. */
   context_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(512)), 8192),
   temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(2)), 0),
+  /** Extraction asks the FAST model to confirm or reject each claim's fallacy cues (auto: when an LLM is configured). */
+  fallacy_judge: v.optional(v.picklist(["auto", "off"]), "auto"),
 });
 export type LlmConfig = v.InferOutput<typeof LlmConfigSchema>;
 

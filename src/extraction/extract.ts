@@ -30,6 +30,7 @@ import { parseScope } from "../memory/parse.ts";
 import { normalizeEntityName } from "../semantic/names.ts";
 import { knownNodeNamed } from "../semantic/nodes.ts";
 import { readSource } from "../semantic/sources.ts";
+import { askFallacyJudge, type FallacyFinding, type FallacyJudge, type FallacyKind } from "../semantic/fallacies.ts";
 import { removeSessionExtraction, writeSessionExtraction, type SessionExtractionInput, type WrittenFact } from "../semantic/extraction-write.ts";
 
 /** Failures that would fail every session the same way: the run stops at the first. */
@@ -78,6 +79,10 @@ export type ExtractReport = {
   facts: number;
   nodes: number;
   usage: LlmUsage;
+  /** Who read the claims for fallacies: "rules", or the judge ("llm:<model>") with the rules. */
+  fallacyJudge: string;
+  /** Claims whose judge failed: the rule cues alone applied to them. */
+  judgeFallbacks: number;
   outcomes: SessionOutcome[];
 };
 
@@ -87,6 +92,8 @@ export type ExtractDeps = {
   llm: LlmClient;
   /** The strong role's usage so far (the run reports its own share). */
   usage: () => LlmUsage;
+  /** Reads each claim for fallacies before it is written (the FAST LLM); none: the rule cues alone. */
+  fallacyJudge?: FallacyJudge;
   /** A node a vector search finds for a name no node carries, if any is close enough. */
   similarNode?: (name: string, scope: string, type: string) => Promise<string | undefined>;
 };
@@ -116,6 +123,8 @@ export async function extractSessions(deps: ExtractDeps, options: ExtractOptions
     facts: 0,
     nodes: 0,
     usage: emptyUsage(),
+    fallacyJudge: deps.fallacyJudge ? `${deps.fallacyJudge.name} + rules` : "rules",
+    judgeFallbacks: 0,
     outcomes: [],
   };
   const usedSoFar = (): LlmUsage => {
@@ -133,7 +142,7 @@ export async function extractSessions(deps: ExtractDeps, options: ExtractOptions
     while (fatal === undefined && next < pending.length) {
       const session = pending[next++]!;
       try {
-        const outcome = await extractOne(deps, scope, session, options);
+        const outcome = await extractOne(deps, scope, session, options, () => report.judgeFallbacks++);
         report.outcomes.push(outcome);
         if (outcome.status === "extracted") report.extracted++;
         report.facts += outcome.status === "planned" ? outcome.planned.length : outcome.facts.length;
@@ -160,7 +169,7 @@ function recordRun(store: Store, report: ExtractReport): void {
   store.transaction(() => writeMetadata(store.db(), "extraction_last_run", JSON.stringify({ at: Date.now(), ...totals })));
 }
 
-async function extractOne(deps: ExtractDeps, scope: string, session: ExtractableSession, options: ExtractOptions): Promise<SessionOutcome> {
+async function extractOne(deps: ExtractDeps, scope: string, session: ExtractableSession, options: ExtractOptions, onJudgeFailure: () => void): Promise<SessionOutcome> {
   const turns = readSessionTurns(deps.store, scope, session.id);
   const contentType = contentTypeOf(deps.store, session);
   const anchor = session.startedAt ?? undefined;
@@ -183,7 +192,8 @@ async function extractOne(deps: ExtractDeps, scope: string, session: Extractable
     merged.entities.push(...answer.entities);
     merged.facts.push(...answer.facts);
   }
-  const facts = merged.facts.map((fact) => ({ ...fact, validFromMs: resolveDateText(fact.valid_from, anchor), validUntilMs: resolveDateText(fact.valid_until, anchor) }));
+  const dated = merged.facts.map((fact) => ({ ...fact, validFromMs: resolveDateText(fact.valid_from, anchor), validUntilMs: resolveDateText(fact.valid_until, anchor) }));
+  const facts = deps.fallacyJudge && !options.dryRun ? await judgeFacts(deps.fallacyJudge, dated, onJudgeFailure) : dated;
   const base = { sessionId: session.id, chunks: chunks.length, createdNodes: 0, skipped: [] };
   if (options.dryRun) {
     const planned = facts.map((f) => ({ subject: f.subject, relationship: f.relationship, object: f.object, validFrom: f.validFromMs, validUntil: f.validUntilMs, quote: f.quote }));
@@ -210,6 +220,18 @@ async function extractOne(deps: ExtractDeps, scope: string, session: Extractable
     markSessionExtracted(deps.store, { scope, sessionId: session.id, extractor: input.extractor, nodeCount: written.createdNodes.length, linkCount, at: Date.now() });
     return { ...base, status: "extracted", facts: written.facts, planned: [], createdNodes: written.createdNodes.length, skipped: written.skipped, ...(removed && { removed }) };
   });
+}
+
+/** Each quoted claim read by the judge (in parallel: the server's limiter bounds it); a failed read leaves the rules alone. */
+async function judgeFacts<F extends Extraction["facts"][number]>(judge: FallacyJudge, facts: F[], onFailure: () => void): Promise<(F & { judged?: FallacyFinding[]; rejected?: FallacyKind[] })[]> {
+  return Promise.all(
+    facts.map(async (fact) => {
+      if (!fact.quote.trim()) return fact;
+      const outcome = await askFallacyJudge(judge, { text: fact.quote, relationship: fact.relationship, subjectName: fact.subject, targetName: fact.object });
+      if (outcome.error) onFailure();
+      return { ...fact, judged: outcome.findings, rejected: outcome.rejected };
+    }),
+  );
 }
 
 /** Vector matches for the names no node carries yet (read before the write transaction: embedding is async). */

@@ -3,6 +3,7 @@ import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
 import { LlmLayer } from "../llm/client.ts";
+import { createLlmCaveatSummariser, createLlmCategorizer, createLlmFallacyJudge } from "../llm/judges.ts";
 import {
   determineDocumentIngestionStrategy,
   getIngestionSteeringPrompt,
@@ -50,7 +51,7 @@ import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } 
 import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
 import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
 import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
-import { processUncategorizedBatch, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
+import { processUncategorizedBatch, type Categorizer, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
 import {
   consolidateTaxonomyBranch,
   resumeTaxonomyConsolidations,
@@ -60,7 +61,7 @@ import {
 import { discoverTaxonomyMergeCandidates, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "../semantic/taxonomy-merge.ts";
 import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
 import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
-import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
+import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction, type CaveatSummariser } from "../semantic/caveats.ts";
 import { disambiguateEntityForSource, mergeNodes, resolveEntity, type Disambiguation, type EntityResolution, type MergeReport } from "../semantic/entities.ts";
 import { describeFacts, type DescribedFact } from "../semantic/facts.ts";
 import { askFallacyJudge, type FallacyJudge } from "../semantic/fallacies.ts";
@@ -396,7 +397,14 @@ export class Gllam {
     const llm = this.llm.strong;
     if (!llm) throw new GllamError("E_CONFIG", "extraction needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
     return extractSessions(
-      { store: this.store, config: this.config, llm, usage: () => this.llm.usage().strong, similarNode: (name, scope, type) => this.#similarNodeId(name, scope, type) },
+      {
+        store: this.store,
+        config: this.config,
+        llm,
+        usage: () => this.llm.usage().total,
+        fallacyJudge: this.config.llm.fallacy_judge === "auto" ? this.#llmJudges().fallacyJudge : undefined,
+        similarNode: (name, scope, type) => this.#similarNodeId(name, scope, type),
+      },
       options,
     );
   }
@@ -497,7 +505,7 @@ export class Gllam {
       targetName: target?.name ?? link.targetId,
       proof: link.proof,
     });
-    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings });
+    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings, rejectedFallacies: outcome.rejected });
     return outcome.error ? { ...result, judgeError: outcome.error } : result;
   }
 
@@ -713,9 +721,20 @@ export class Gllam {
     return wouldCreateTaxonomyCycle(this.store, childId, parentId, options);
   }
 
-  /** Seed: ProcessUncategorizedBatch. Files up to n orphans under categories (by embeddings, or a Categorizer). */
+  /**
+   * Seed: ProcessUncategorizedBatch. Files up to n orphans under categories: by the options'
+   * Categorizer, else the FAST LLM when one is configured, else embeddings (each decision's reason
+   * says which filed it).
+   */
   processUncategorizedBatch(n = 50, options?: UncategorizedBatchOptions): Promise<UncategorizedBatchReport> {
-    return processUncategorizedBatch(this.store, this.embedder, n, options);
+    return processUncategorizedBatch(this.store, this.embedder, n, { ...options, categorizer: options?.categorizer ?? this.#llmJudges().categorizer });
+  }
+
+  /** The FAST role's judges, when an LLM is configured (else undefined: the rule-based defaults apply). */
+  #llmJudges(): { fallacyJudge?: FallacyJudge; categorizer?: Categorizer; caveatSummariser?: CaveatSummariser } {
+    const fast = this.llm.fast;
+    if (!fast) return {};
+    return { fallacyJudge: createLlmFallacyJudge(fast), categorizer: createLlmCategorizer(fast), caveatSummariser: createLlmCaveatSummariser(fast) };
   }
 
   /** Seed: ConsolidateTaxonomyBranch. Resumes the same move if a crash interrupted it. */
@@ -739,7 +758,12 @@ export class Gllam {
 
   /** Seed: EnterMemorySleepCycle. */
   enterMemorySleepCycle(traceCount = 10, options?: SleepCycleOptions): Promise<SleepCycleReport> {
-    return enterMemorySleepCycle(this.store, this.embedder, traceCount, options);
+    const judges = this.#llmJudges();
+    return enterMemorySleepCycle(this.store, this.embedder, traceCount, {
+      ...options,
+      categorizer: options?.categorizer ?? judges.categorizer,
+      caveatSummariser: options?.caveatSummariser ?? judges.caveatSummariser,
+    });
   }
 
   // ---------------------------------------------------------------- retrieval

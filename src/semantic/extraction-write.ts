@@ -11,6 +11,7 @@ import { isGllamError } from "../engine/errors.ts";
 import type { Store } from "../engine/store.ts";
 import type { ExtractedEntity, ExtractedFact } from "../llm/extraction-prompt.ts";
 import { addEdge, type AddEdgeAction } from "./add-edge.ts";
+import type { FallacyFinding, FallacyKind } from "./fallacies.ts";
 import { forgetExtracted } from "./forget.ts";
 import { nameSlug } from "./ids.ts";
 import { normalizeEntityName } from "./names.ts";
@@ -28,8 +29,8 @@ export type SessionExtractionInput = {
   contentType: string;
   sessionSourceId: string | null;
   entities: ExtractedEntity[];
-  /** Facts with their dates already resolved (epoch ms). */
-  facts: (ExtractedFact & { validFromMs?: number; validUntilMs?: number })[];
+  /** Facts with their dates resolved (epoch ms) and, when a judge read them, its fallacy verdicts. */
+  facts: (ExtractedFact & { validFromMs?: number; validUntilMs?: number; judged?: FallacyFinding[]; rejected?: FallacyKind[] })[];
   /** Turns by the number the prompt gave them. */
   turns: Map<number, ProvenanceTurn>;
   /** Node ids a vector search found for names no node carries (normalised name -> id). */
@@ -119,7 +120,7 @@ export function writeSessionExtraction(store: Store, config: AgenticMemoryConfig
           claim: fact.quote,
           metadata: { extraction: { ...tag.extraction, episodes: from.map((t) => t.id) } },
         },
-        { config, now },
+        { config, now, judgedFallacies: fact.judged, rejectedFallacies: fact.rejected },
       );
       result.facts.push({ subject: fact.subject, relationship: added.relationship, object: fact.object, linkId: added.linkId, action: added.action, episodeIds: from.map((t) => t.id) });
     } catch (error) {

@@ -17,7 +17,8 @@ export function formatExtractSummary(report: ExtractReport): string {
   const tokens = `${count(report.usage.promptTokens)} prompt + ${count(report.usage.completionTokens)} completion tokens`;
   const cost = report.usage.cost > 0 ? `, $${report.usage.cost.toFixed(4)}` : "";
   const already = report.alreadyExtracted > 0 ? ` (${report.alreadyExtracted} already extracted)` : "";
-  return `${verb} ${report.dryRun ? report.outcomes.length : report.extracted} of ${report.matched} sessions${already}: ${report.facts} facts, ${report.nodes} new nodes, ${tokens}${cost}, ${report.failed} errors (${report.extractor})`;
+  const judge = `fallacies: ${report.fallacyJudge}${report.judgeFallbacks > 0 ? `, rules alone for ${report.judgeFallbacks} claims the judge failed on` : ""}`;
+  return `${verb} ${report.dryRun ? report.outcomes.length : report.extracted} of ${report.matched} sessions${already}: ${report.facts} facts, ${report.nodes} new nodes, ${tokens}${cost}, ${report.failed} errors (${report.extractor}; ${judge})`;
 }
 
 export function formatExtractReport(report: ExtractReport): string {
