@@ -19,9 +19,13 @@ export type ChatMessage = { role: "system" | "user" | "assistant"; content: stri
 export type ResponseFormatMode = "json_schema" | "json_object" | "none";
 const FORMAT_STEPS: ResponseFormatMode[] = ["json_schema", "json_object", "none"];
 
-/** Tokens and requests of a run (prompt/completion from each answer's `usage`; cost when the server reports it). */
-export type LlmUsage = { requests: number; retries: number; repairs: number; promptTokens: number; completionTokens: number; cost: number };
-export const emptyUsage = (): LlmUsage => ({ requests: 0, retries: 0, repairs: 0, promptTokens: 0, completionTokens: 0, cost: 0 });
+/**
+ * Tokens and requests of a run (prompt/completion from each answer's `usage`; cost when the server
+ * reports it), and the wall-clock milliseconds with at least one request in flight (what GLLAM's
+ * own overhead excludes: parallel requests count once).
+ */
+export type LlmUsage = { requests: number; retries: number; repairs: number; promptTokens: number; completionTokens: number; cost: number; waitMs: number };
+export const emptyUsage = (): LlmUsage => ({ requests: 0, retries: 0, repairs: 0, promptTokens: 0, completionTokens: 0, cost: 0, waitMs: 0 });
 
 const UsageSchema = v.object({
   prompt_tokens: v.optional(v.number(), 0),
@@ -45,7 +49,21 @@ type Shared = {
   limiters: Map<string, Limiter>;
   formats: Map<string, ResponseFormatMode>;
   usage: Record<LlmRole, LlmUsage>;
+  /** Requests in flight and since when, per role and for both ("total"), for the wait clocks. */
+  busy: Record<LlmRole | "total", { inFlight: number; since: number; ms: number }>;
 };
+
+/** Runs a request under the role's and the layer's wait clocks (time with anything in flight). */
+async function timed<T>(clocks: Shared["busy"][LlmRole][], work: () => Promise<T>): Promise<T> {
+  const now = performance.now();
+  for (const clock of clocks) if (clock.inFlight++ === 0) clock.since = now;
+  try {
+    return await work();
+  } finally {
+    const end = performance.now();
+    for (const clock of clocks) if (--clock.inFlight === 0) clock.ms += end - clock.since;
+  }
+}
 
 export class LlmClient {
   constructor(
@@ -80,7 +98,8 @@ export class LlmClient {
       if (mode === "json_schema") body.response_format = { type: "json_schema", json_schema: { name: format!.name, schema: format!.schema, strict: false } };
       if (mode === "json_object") body.response_format = { type: "json_object" };
       if (this.endpoint.headers["X-Title"]) body.usage = { include: true }; // OpenRouter reports cost only when asked
-      const result = await this.limiter.run(() => postChat(this.endpoint, body, this.shared.policy));
+      const busy = this.shared.busy;
+      const result = await this.limiter.run(() => timed([busy[this.endpoint.role], busy.total], () => postChat(this.endpoint, body, this.shared.policy)));
       usage.retries += result.retries;
       if (!result.ok) {
         const auto = this.shared.config.response_format === "auto";
@@ -147,6 +166,7 @@ export class LlmLayer {
       limiters: new Map(),
       formats: new Map(),
       usage: { strong: emptyUsage(), fast: emptyUsage() },
+      busy: { strong: { inFlight: 0, since: 0, ms: 0 }, fast: { inFlight: 0, since: 0, ms: 0 }, total: { inFlight: 0, since: 0, ms: 0 } },
     };
     if (endpoints.strong) this.strong = new LlmClient(endpoints.strong, this.shared);
     if (endpoints.fast) this.fast = new LlmClient(endpoints.fast, this.shared);
@@ -165,6 +185,7 @@ export class LlmLayer {
   usage(): Record<LlmRole | "total", LlmUsage> {
     const total = emptyUsage();
     for (const role of LLM_ROLES) for (const key of Object.keys(total) as (keyof LlmUsage)[]) total[key] += this.shared.usage[role][key];
-    return { strong: { ...this.shared.usage.strong }, fast: { ...this.shared.usage.fast }, total };
+    const { busy } = this.shared;
+    return { strong: { ...this.shared.usage.strong, waitMs: busy.strong.ms }, fast: { ...this.shared.usage.fast, waitMs: busy.fast.ms }, total: { ...total, waitMs: busy.total.ms } };
   }
 }

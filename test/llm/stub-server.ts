@@ -30,6 +30,12 @@ const ReplySchema = v.object({
   think: v.optional(v.string()),
   /** Send only half of the body (a connection cut mid-answer). */
   reset: v.optional(v.boolean()),
+  /**
+   * Build the answer from the request instead: "extraction" gives one entity per speaker and per
+   * topic and one fact per numbered turn ([n] Speaker: text) of the last user message (the bench's
+   * zero-latency model).
+   */
+  generate: v.optional(v.picklist(["extraction"])),
 });
 export type StubReply = v.InferOutput<typeof ReplySchema>;
 
@@ -78,6 +84,20 @@ const tokensOf = (text: string): number => Math.ceil(text.length / 4);
 const errorBody = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ error: { message, type: status === 404 ? "NotFoundError" : "error", code: status } }, { status, headers });
 
+/** An extraction answer made from the prompt's numbered turns: each speaker mentions the turn's first long word. */
+export function generateExtraction(prompt: string) {
+  const turns = [...prompt.matchAll(/^\[(\d+)\] ([^:\n]+): (.*)$/gm)].map((m) => ({ n: Number(m[1]), speaker: m[2]!.trim(), text: m[3]! }));
+  const facts = turns.flatMap((turn) => {
+    const topic = /\b[A-Za-z]{6,}\b/.exec(turn.text)?.[0];
+    return topic ? [{ subject: turn.speaker, relationship: "mentioned", object: topic.toLowerCase(), quote: turn.text.slice(0, 60), turns: [turn.n] }] : [];
+  });
+  const entities = [
+    ...new Set(turns.map((t) => t.speaker)).values().map((name) => ({ name, type: "person" })),
+    ...new Set(facts.map((f) => f.object)).values().map((name) => ({ name, type: "topic" })),
+  ];
+  return { entities, facts };
+}
+
 export async function startStubServer(script: StubScript = {}, port = 0): Promise<StubServer> {
   let parsed = v.parse(StubScriptSchema, script);
   let used = new Map<number, number>();
@@ -110,7 +130,7 @@ export async function startStubServer(script: StubScript = {}, port = 0): Promis
       const headers: Record<string, string> = reply.retryAfter !== undefined ? { "retry-after": String(reply.retryAfter) } : {};
       return errorBody(reply.status, reply.error ?? `stub error ${reply.status}`, headers);
     }
-    let content = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.content ?? "");
+    let content = reply.generate ? JSON.stringify(generateExtraction(request.lastUser)) : reply.json !== undefined ? JSON.stringify(reply.json) : (reply.content ?? "");
     if (reply.truncate) content = content.slice(0, Math.floor(content.length / 2));
     if (reply.fence) content = "Here it is:\n```json\n" + content + "\n```";
     if (reply.think !== undefined) content = `<think>${reply.think}</think>\n${content}`;
