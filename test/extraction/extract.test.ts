@@ -165,6 +165,31 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
     expect(marked(fresh)).toBe(3);
     fresh.close();
   });
+
+  test("with a FAST model, every quoted claim is read by the fallacy judge before it is written", async () => {
+    const judged = await openTempGllam(dir, {
+      staticEmbedder: null,
+      llm: new LlmLayer(
+        {
+          strong: { role: "strong", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "big", headers: {} },
+          fast: { role: "fast", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "small", headers: {} },
+        },
+        v.parse(LlmConfigSchema, { retry_base_ms: 1, max_retries: 0 }),
+      ),
+    });
+    const file = join(dir, "judged.json");
+    await Bun.write(file, locomoFileOf({ ...conversation, sessions: conversation.sessions.slice(0, 1) }));
+    await judged.ingestFiles([file], { format: "locomo" });
+    const [one] = script().rules;
+    stub.setScript({ rules: [{ matchAny: "logical fallacies", reply: { json: { findings: [{ kind: "red_herring", cue: "off topic" }] } } }, one!] });
+    const report = await judged.extract();
+    expect(report.fallacyJudge).toBe("llm:small + rules");
+    expect(stub.requests.map((r) => r.model)).toEqual(["big", "small"]);
+    const fallacy = judged.db().query<{ metadata: string }, []>("SELECT metadata FROM semantic_nodes WHERE type = 'fallacy'").get()!;
+    expect(JSON.parse(fallacy.metadata)).toMatchObject({ kind: "red_herring", detector: "llm:small" });
+    expect(JSON.parse(links(judged)[0]!.metadata).suppressExpansion).toBe(true);
+    judged.close();
+  });
 });
 
 test("without an LLM, extraction says how to configure one", async () => {
