@@ -384,6 +384,25 @@ export class Gllam {
     return recordFact(this.store, this.config, statement);
   }
 
+  /**
+   * addFact with the claim's words read by the FAST fallacy judge first, when an LLM is configured
+   * (`fact add`, MCP add_fact, HTTP): it confirms or rejects the rule cues and adds what they miss.
+   * A judge that fails leaves the rule cues alone, and the result's notes say so.
+   */
+  async addFactJudged(statement: FactStatement): Promise<RecordedFact> {
+    const judge = this.config.llm.fallacy_judge === "auto" && statement.claim?.trim() ? this.#llmJudges().fallacyJudge : undefined;
+    if (!judge) return this.addFact(statement);
+    const outcome = await askFallacyJudge(judge, {
+      text: statement.claim!,
+      relationship: statement.relationship,
+      subjectName: statement.subject,
+      targetName: statement.object,
+      proof: statement.proof,
+    });
+    const result = this.addFact({ ...statement, judged: { findings: outcome.findings, rejected: outcome.rejected } });
+    return outcome.error ? { ...result, notes: [...result.notes, `${outcome.error}: the rule cues alone were applied`] } : result;
+  }
+
   /** Pre-structured facts (`gllam fact import`): every one recorded as addFact does, all in one transaction. */
   importFacts(statements: { where: string; statement: FactStatement }[]): FactImportReport {
     return importFacts(this.store, this.config, statements);

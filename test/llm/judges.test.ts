@@ -5,6 +5,8 @@ import type { Gllam } from "../../src/gllam/gllam.ts";
 import { LlmLayer } from "../../src/llm/client.ts";
 import { chatUrlOf } from "../../src/llm/endpoints.ts";
 import { createLlmFallacyJudge } from "../../src/llm/judges.ts";
+import { runOperation } from "../../src/gllam/operation.ts";
+import { addFact } from "../../src/gllam/operations.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 import { startStubServer, type StubServer } from "./stub-server.ts";
 
@@ -56,6 +58,19 @@ describe("FallacyJudge over FAST", () => {
     expect(fallback.relationship).not.toBe("causes");
     gllam.close();
   });
+});
+
+test("add_fact (fact add, MCP, HTTP) asks the FAST judge about the claim's words", async () => {
+  const gllam = await memory();
+  const claim = "After we deployed on Friday, so the deploy caused the outage";
+  stub.setScript({ rules: [{ matchAny: "Rule cues: post_hoc", reply: { json: { rejected: ["post_hoc"] } } }] });
+  const kept = await runOperation(gllam, addFact, { subject: "deploy", relationship: "causes", object: "outage", claim });
+  expect([kept.relationship, kept.fallacies.length]).toEqual(["causes", 0]);
+  stub.setScript({ rules: [{ reply: { status: 500 } }] });
+  const ruled = await runOperation(gllam, addFact, { subject: "outage", relationship: "causes", object: "deploy", claim: "After the outage, so the outage caused the deploy" });
+  expect(ruled.fallacies.map((f) => f.detector)).toEqual(["rules"]);
+  expect(ruled.notes.at(-1)).toMatch(/fallacy judge llm:small failed: .*: the rule cues alone were applied$/);
+  gllam.close();
 });
 
 describe("Categorizer over FAST", () => {

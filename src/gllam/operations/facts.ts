@@ -52,7 +52,7 @@ export const addFact = defineOperation({
     "Record a fact SUBJECT -[relationship]-> OBJECT (names resolved in the scope; new names become entities), with caveats, validity and who said it; trust, contradictions, succession and fallacy checks apply",
   input: FactInputSchema,
   readOnly: false,
-  run: (gllam, input) => gllam.addFact(factStatementOf(input)),
+  run: (gllam, input) => gllam.addFactJudged(factStatementOf(input)),
   toText: formatRecordedFact,
 });
 
