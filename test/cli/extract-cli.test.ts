@@ -5,6 +5,7 @@ import { devDataPath } from "../fuzz/dev-data.ts";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
 import { answerFor, locomoFileOf, placeFact, readDevConversation, type DevConversation } from "../extraction/locomo-script.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
+import { Pty } from "../pty.ts";
 
 const locomo = devDataPath("locomo", "locomo_dev5.json");
 const CLI = join(REPO_ROOT, "src/cli/main.ts");
@@ -95,6 +96,19 @@ describe.skipIf(!locomo)("gllam extract on the command line", () => {
     expect(count(db, "SELECT count(*) AS n FROM semantic_links WHERE relationship = 'located_in'")).toBe(total);
     expect(count(db, "SELECT count(DISTINCT json_extract(metadata, '$.extraction.session')) AS n FROM semantic_links WHERE relationship = 'located_in'")).toBe(total);
     expect(count(db, "SELECT count(*) AS n FROM semantic_nodes WHERE name LIKE 'Place %'")).toBe(total);
+  });
+
+  test("on a terminal a progress bar counts sessions, facts, tokens and errors, then the summary line", async () => {
+    const db = await freshDb("tty");
+    stub.setScript(script(40));
+    const pty = Pty.start(["bun", CLI, "extract", "--db", db, "--llm-server", stub.url], { cwd: dir, env: ENV });
+    try {
+      await pty.waitFor(/\d+\/6 sessions, \d+ facts, \d+ tokens, 0 errors/);
+      expect(await pty.waitForExit(60_000)).toBe(0);
+      expect(pty.screen()).toContain("extracted 6 of 6 sessions: 6 facts");
+    } finally {
+      pty.close();
+    }
   });
 
   test("--json reports usage; --resume and --clean exclude each other", async () => {
