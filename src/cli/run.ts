@@ -29,12 +29,12 @@ type AnyCommand = CommandDef<any>;
 const subCommands: Record<string, AnyCommand> = {
   seed: seedCommand,
   ingest: ingestCommand,
-  extract: extractCommand,
   recall: recallCommand,
   reembed: reembedCommand,
   stats: statsCommand,
   bench: benchCommand,
   fact: factCommand,
+  extract: extractCommand,
   path: pathCommand,
   forget: forgetCommand,
   trust: trustCommand,
