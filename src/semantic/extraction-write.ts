@@ -9,7 +9,6 @@
 import type { AgenticMemoryConfig } from "../config/prompts.ts";
 import { isGllamError } from "../engine/errors.ts";
 import type { Store } from "../engine/store.ts";
-import type { ExtractedEntity, ExtractedFact } from "../llm/extraction-prompt.ts";
 import { addEdge, type AddEdgeAction } from "./add-edge.ts";
 import type { FallacyFinding, FallacyKind } from "./fallacies.ts";
 import { forgetExtracted } from "./forget.ts";
@@ -17,6 +16,11 @@ import { nameSlug } from "./ids.ts";
 import { normalizeEntityName } from "./names.ts";
 import { freeNodeId, knownNodeNamed, readNode, upsertNode } from "./nodes.ts";
 import { attributeContainerEntryToSource } from "./sources.ts";
+
+/** An entity as an extractor names it. */
+export type ExtractedEntity = { name: string; type: string; aliases: string[]; context: string };
+/** A fact as an extractor states it: the quoted words and the numbers of the turns it came from. */
+export type ExtractedFact = { subject: string; relationship: string; object: string; caveats: string; conditions: string; quote: string; turns: number[] };
 
 /** A turn as the prompt numbered it. */
 export type ProvenanceTurn = { id: number; speaker: string; content: string; occurredAt: number | null; sourceId: string | null };
