@@ -9,6 +9,7 @@ import { extractCommand } from "./commands/extract.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { importCommand } from "./commands/import.ts";
+import { mcpCommand } from "./commands/mcp.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { pathCommand } from "./commands/path.ts";
 import { planCommand } from "./commands/plan.ts";
@@ -42,6 +43,7 @@ const subCommands: Record<string, AnyCommand> = {
   sleep: sleepCommand,
   taxonomy: taxonomyCommand,
   repl: replCommand,
+  mcp: mcpCommand,
   export: exportCommand,
   import: importCommand,
   backup: backupCommand,

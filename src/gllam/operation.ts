@@ -16,7 +16,11 @@ export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> 
   input: S;
   /** Reads only: faces open the file read-only (nothing created, nothing changed). */
   readOnly: boolean;
+  /** How a long-running face (MCP, HTTP) opens memory for it; default: read-only for reads, else an existing file. */
+  opens?: import("./open.ts").OpenMode;
   run(gllam: Gllam, input: v.InferOutput<S>): R | Promise<R>;
+  /** The same without memory, for operations that need none: a face may run it before any memory file exists. */
+  withoutMemory?(input: v.InferOutput<S>): R | Promise<R>;
   /** The result as Markdown for people and LLMs (the CLI's default output, MCP's text content). */
   toText(result: Awaited<R>): string;
 };
@@ -31,6 +35,10 @@ export const parseOperationInput = <S extends v.GenericSchema>(operation: Operat
 export async function runOperation<S extends v.GenericSchema, R>(gllam: Gllam, operation: Operation<S, R>, raw: unknown): Promise<Awaited<R>> {
   return await operation.run(gllam, parseOperationInput(operation, raw));
 }
+
+/** How memory is opened for an operation: a read never creates anything, a write creates a file only when it may be the first thing stored. */
+export const openModeOf = (operation: Operation<v.GenericSchema, unknown>): import("./open.ts").OpenMode =>
+  operation.opens ?? (operation.readOnly ? { readOnly: true } : { create: false });
 
 // ------------------------------------------------------------------ wire pieces
 

@@ -58,6 +58,7 @@ export const importFactsOperation = defineOperation({
   summary: "Record pre-structured facts (each with the fields of add_fact) without an LLM, all or none: a refused fact writes nothing and is named",
   input: v.object({ facts: v.pipe(v.array(v.unknown()), v.maxLength(1_000_000)), scope: ScopeSchema }),
   readOnly: false,
+  opens: { create: true },
   run: (gllam, input) =>
     gllam.importFacts(
       input.facts.map((fact, i) => {

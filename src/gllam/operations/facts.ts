@@ -48,6 +48,8 @@ export const factStatementOf = (input: v.InferOutput<typeof FactInputSchema>): F
 
 export const addFact = defineOperation({
   name: "add_fact",
+  // A fact may be the first thing a memory holds.
+  opens: { create: true },
   summary:
     "Record a fact SUBJECT -[relationship]-> OBJECT (names resolved in the scope; new names become entities), with caveats, validity and who said it; trust, contradictions, succession and fallacy checks apply",
   input: FactInputSchema,
