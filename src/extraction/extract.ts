@@ -184,7 +184,7 @@ async function extractOne(deps: ExtractDeps, scope: string, session: Extractable
       turns: part,
     });
   const fixed = estimateTokens(messagesFor([], 0, 2).map((m) => m.content).join("\n") + JSON.stringify(jsonSchemaOf(ExtractionSchema)));
-  const chunks = numbered.length === 0 ? [] : chunkTurns(numbered, turnBudget(deps.config.llm.context_tokens, fixed));
+  const chunks = numbered.length === 0 ? [] : chunkTurns(numbered, turnBudget(deps.llm.config.context_tokens, fixed));
   const merged: Extraction = { entities: [], facts: [] };
   for (const [index, part] of chunks.entries()) {
     const what = `session ${session.id}${chunks.length > 1 ? ` part ${index + 1}/${chunks.length}` : ""}`;

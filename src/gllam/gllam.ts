@@ -390,7 +390,7 @@ export class Gllam {
    * A judge that fails leaves the rule cues alone, and the result's notes say so.
    */
   async addFactJudged(statement: FactStatement): Promise<RecordedFact> {
-    const judge = this.config.llm.fallacy_judge === "auto" && statement.claim?.trim() ? this.#llmJudges().fallacyJudge : undefined;
+    const judge = this.llm.config.fallacy_judge === "auto" && statement.claim?.trim() ? this.#llmJudges().fallacyJudge : undefined;
     if (!judge) return this.addFact(statement);
     const outcome = await askFallacyJudge(judge, {
       text: statement.claim!,
@@ -421,7 +421,7 @@ export class Gllam {
         config: this.config,
         llm,
         usage: () => this.llm.usage().total,
-        fallacyJudge: this.config.llm.fallacy_judge === "auto" ? this.#llmJudges().fallacyJudge : undefined,
+        fallacyJudge: this.llm.config.fallacy_judge === "auto" ? this.#llmJudges().fallacyJudge : undefined,
         similarNode: (name, scope, type) => this.#similarNodeId(name, scope, type),
       },
       options,

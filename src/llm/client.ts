@@ -71,6 +71,11 @@ export class LlmClient {
     private readonly shared: Shared,
   ) {}
 
+  /** The layer's settings (the config's `llm` entry): context size, formats, retries. */
+  get config(): LlmConfig {
+    return this.shared.config;
+  }
+
   /** "strong model qwen3 at http://…" for reports and errors. */
   describe(): string {
     return `${this.endpoint.role} model ${this.endpoint.model} at ${this.endpoint.server}`;
@@ -175,6 +180,10 @@ export class LlmLayer {
   /** The layer the flags, environment and config name. */
   static fromSettings(settings: LlmSettings, config?: LlmConfig, env: GllamEnv = readEnv()): LlmLayer {
     return new LlmLayer(resolveLlmEndpoints(settings, env, config), config);
+  }
+
+  get config(): LlmConfig {
+    return this.shared.config;
   }
 
   get configured(): boolean {

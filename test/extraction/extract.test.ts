@@ -166,6 +166,34 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
     fresh.close();
   });
 
+  test("a session longer than the context goes in chunks; their answers are written together", async () => {
+    const long = { ...conversation, sessions: [{ ...readDevConversation(locomo!, 1, 40).sessions[0]!, key: "session_1" }] };
+    const chunked = await openTempGllam(dir, {
+      staticEmbedder: null,
+      llm: new LlmLayer({ strong: { role: "strong", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "m", headers: {} }, fast: undefined }, v.parse(LlmConfigSchema, { context_tokens: 1024 })),
+    });
+    const file = join(dir, "long.json");
+    await Bun.write(file, locomoFileOf(long));
+    await chunked.ingestFiles([file], { format: "locomo" });
+    const session = long.sessions[0]!;
+    stub.setScript({
+      rules: [
+        { match: "Part 1 of", reply: { json: { facts: [placeFact(session, a, "First Place")] } } },
+        { match: "Part 2 of", reply: { json: { facts: [{ subject: b, relationship: "likes", object: "Second Thing" }] } } },
+        { reply: { json: { facts: [] } } },
+      ],
+    });
+    const report = await chunked.extract();
+    expect(report.outcomes[0]!.chunks).toBeGreaterThan(1);
+    expect(stub.requests).toHaveLength(report.outcomes[0]!.chunks);
+    expect(stub.requests.map((r) => /Part (\d+) of (\d+)/.exec(r.lastUser)!.slice(1).join("/"))).toEqual(stub.requests.map((_, i) => `${i + 1}/${stub.requests.length}`));
+    // Every turn went to the model once, in order.
+    const numbers = stub.requests.flatMap((r) => [...r.lastUser.matchAll(/^\[(\d+)\]/gm)].map((m) => Number(m[1])));
+    expect(numbers).toEqual(session.turns.map((_, i) => i + 1));
+    expect(report.outcomes[0]!.facts.map((f) => f.object).sort()).toEqual(["First Place", "Second Thing"]);
+    chunked.close();
+  });
+
   test("with a FAST model, every quoted claim is read by the fallacy judge before it is written", async () => {
     const judged = await openTempGllam(dir, {
       staticEmbedder: null,
