@@ -412,7 +412,7 @@ export class Gllam {
    * Extracts sessions into nodes and links with the STRONG model (`gllam extract`). Without an LLM
    * configured it is E_CONFIG, saying how to name one.
    */
-  extract(options: ExtractOptions = {}): Promise<ExtractReport> {
+  async extract(options: ExtractOptions = {}): Promise<ExtractReport> {
     const llm = this.llm.strong;
     if (!llm) throw new GllamError("E_CONFIG", "extraction needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
     return extractSessions(

@@ -7,8 +7,7 @@
  */
 import * as v from "valibot";
 import { readEnv, type GllamEnv } from "../config/env.ts";
-import type { LlmConfig } from "../config/prompts.ts";
-import { LlmConfigSchema } from "../config/prompts.ts";
+import { LlmConfigSchema, type LlmConfig } from "../config/prompts.ts";
 import { GllamError } from "../engine/errors.ts";
 import { LLM_ROLES, resolveLlmEndpoints, type LlmEndpoint, type LlmRole, type LlmSettings } from "./endpoints.ts";
 import { Limiter } from "./limit.ts";
