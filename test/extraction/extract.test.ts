@@ -1,24 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import * as v from "valibot";
-import { LlmConfigSchema } from "../../src/config/prompts.ts";
 import type { Gllam } from "../../src/gllam/gllam.ts";
-import { LlmLayer } from "../../src/llm/client.ts";
-import { chatUrlOf } from "../../src/llm/endpoints.ts";
 import { devDataPath } from "../fuzz/dev-data.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
+import { layerOn, noLlm } from "../llm/stub-layer.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
 import { answerFor, locomoFileOf, placeFact, readDevConversation, type DevConversation } from "./locomo-script.ts";
 
 const locomo = devDataPath("locomo", "locomo_dev5.json");
 const DAY = 86_400_000;
 
-/** A layer whose both roles are the stub, with quick retries. */
-const layerOn = (url: string, model = "stub-model", headers: Record<string, string> = {}) =>
-  new LlmLayer(
-    { strong: { role: "strong", server: url, chatUrl: chatUrlOf(url), model, headers }, fast: undefined },
-    v.parse(LlmConfigSchema, { retry_base_ms: 1, max_retries: 1 }),
-  );
+/** The stub as the STRONG role, under a model name and headers. */
+const strongOn = (url: string, model = "stub-model", headers: Record<string, string> = {}) => layerOn(url, { strong: { model, headers } });
 
 type LinkRow = { id: number; sourceId: string; targetId: string; relationship: string; validFrom: number; validUntil: number | null; expiredAt: number | null; originSourceId: string | null; episodeId: number | null; metadata: string };
 const links = (gllam: Gllam): LinkRow[] =>
@@ -45,7 +38,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
     [a, b] = conversation.speakers;
     const file = join(dir, "conversation.json");
     await Bun.write(file, locomoFileOf(conversation));
-    gllam = await openTempGllam(dir, { staticEmbedder: null, llm: layerOn(stub.url) });
+    gllam = await openTempGllam(dir, { staticEmbedder: null, llm: strongOn(stub.url) });
     await gllam.ingestFiles([file], { format: "locomo" });
   });
   afterAll(async () => {
@@ -69,9 +62,9 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
     const { Gllam } = await import("../../src/gllam/gllam.ts");
     stub.setScript({ models: ["served"], apiKey: "right", rules: [{ reply: { json: { facts: [] } } }] });
     const cases = [
-      [layerOn("http://127.0.0.1:9", "served"), "E_LLM_UNREACHABLE"],
-      [layerOn(stub.url, "nope", { Authorization: "Bearer right" }), "E_LLM_MODEL"],
-      [layerOn(stub.url, "served", { Authorization: "Bearer wrong" }), "E_LLM_AUTH"],
+      [strongOn("http://127.0.0.1:9", "served"), "E_LLM_UNREACHABLE"],
+      [strongOn(stub.url, "nope", { Authorization: "Bearer right" }), "E_LLM_MODEL"],
+      [strongOn(stub.url, "served", { Authorization: "Bearer wrong" }), "E_LLM_AUTH"],
     ] as const;
     for (const [llm, code] of cases) {
       const other = await Gllam.open(gllam.path, { staticEmbedder: null, llm });
@@ -149,7 +142,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
   });
 
   test("a session whose answer stays unusable fails alone, unmarked, and is retried by the next run", async () => {
-    const fresh = await openTempGllam(dir, { staticEmbedder: null, llm: layerOn(stub.url) });
+    const fresh = await openTempGllam(dir, { staticEmbedder: null, llm: strongOn(stub.url) });
     const file = join(dir, "c.json");
     await Bun.write(file, locomoFileOf(conversation));
     await fresh.ingestFiles([file], { format: "locomo" });
@@ -170,7 +163,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
     const long = { ...conversation, sessions: [{ ...readDevConversation(locomo!, 1, 40).sessions[0]!, key: "session_1" }] };
     const chunked = await openTempGllam(dir, {
       staticEmbedder: null,
-      llm: new LlmLayer({ strong: { role: "strong", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "m", headers: {} }, fast: undefined }, v.parse(LlmConfigSchema, { context_tokens: 1024 })),
+      llm: layerOn(stub.url, { config: { context_tokens: 1024 } }),
     });
     const file = join(dir, "long.json");
     await Bun.write(file, locomoFileOf(long));
@@ -197,13 +190,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
   test("with a FAST model, every quoted claim is read by the fallacy judge before it is written", async () => {
     const judged = await openTempGllam(dir, {
       staticEmbedder: null,
-      llm: new LlmLayer(
-        {
-          strong: { role: "strong", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "big", headers: {} },
-          fast: { role: "fast", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "small", headers: {} },
-        },
-        v.parse(LlmConfigSchema, { retry_base_ms: 1, max_retries: 0 }),
-      ),
+      llm: layerOn(stub.url, { strong: { model: "big" }, fast: { model: "small" }, config: { max_retries: 0 } }),
     });
     const file = join(dir, "judged.json");
     await Bun.write(file, locomoFileOf({ ...conversation, sessions: conversation.sessions.slice(0, 1) }));
@@ -221,7 +208,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
 });
 
 test("without an LLM, extraction says how to configure one", async () => {
-  const gllam = await openTempGllam(makeTempDir(), { staticEmbedder: null, llm: new LlmLayer({ strong: undefined, fast: undefined }) });
+  const gllam = await openTempGllam(makeTempDir(), { staticEmbedder: null, llm: noLlm() });
   await expectGllamError(() => gllam.extract(), "E_CONFIG", /STRONG_TEXT_SERVER/);
   gllam.close();
 });

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import * as v from "valibot";
-import { LlmConfigSchema } from "../../src/config/prompts.ts";
-import { LlmLayer } from "../../src/llm/client.ts";
-import { chatUrlOf } from "../../src/llm/endpoints.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { layerOn } from "../llm/stub-layer.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
 
 let stub: StubServer;
@@ -14,7 +11,7 @@ afterAll(() => stub.stop());
 
 test("entities resolve against existing nodes by name, alias and a close static vector of the same type before any is created", async () => {
   const gllam = await openTempGllam(makeTempDir(), {
-    llm: new LlmLayer({ strong: { role: "strong", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "m", headers: {} }, fast: undefined }, v.parse(LlmConfigSchema, {})),
+    llm: layerOn(stub.url),
   });
   gllam.upsertNode({ id: "support", name: "LGBTQ support group", type: "group" });
   gllam.upsertNode({ id: "mel", name: "Melanie", type: "person", aliases: ["Mel"] });

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import * as v from "valibot";
-import { LlmConfigSchema } from "../../src/config/prompts.ts";
 import type { Gllam } from "../../src/gllam/gllam.ts";
-import { LlmLayer } from "../../src/llm/client.ts";
-import { chatUrlOf } from "../../src/llm/endpoints.ts";
 import { createLlmFallacyJudge } from "../../src/llm/judges.ts";
 import { runOperation } from "../../src/gllam/operation.ts";
 import { addFact } from "../../src/gllam/operations.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { layerOn, noLlm } from "./stub-layer.ts";
 import { startStubServer, type StubServer } from "./stub-server.ts";
 
 let stub: StubServer;
@@ -18,14 +15,7 @@ beforeAll(async () => {
 afterAll(() => stub.stop());
 
 /** Both roles on the stub (FAST is what the judges use). */
-const layer = () =>
-  new LlmLayer(
-    {
-      strong: { role: "strong", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "big", headers: {} },
-      fast: { role: "fast", server: stub.url, chatUrl: chatUrlOf(stub.url), model: "small", headers: {} },
-    },
-    v.parse(LlmConfigSchema, { retry_base_ms: 1, max_retries: 0 }),
-  );
+const layer = () => layerOn(stub.url, { strong: { model: "big" }, fast: { model: "small" }, config: { max_retries: 0 } });
 
 async function memory(): Promise<Gllam> {
   const gllam = await openTempGllam(dir, { staticEmbedder: null, llm: layer() });
@@ -113,7 +103,7 @@ describe("caveat summaries over FAST", () => {
 });
 
 test("without an LLM the rule-based defaults answer and say so", async () => {
-  const gllam = await openTempGllam(dir, { staticEmbedder: null, llm: new LlmLayer({ strong: undefined, fast: undefined }) });
+  const gllam = await openTempGllam(dir, { staticEmbedder: null, llm: noLlm() });
   const report = await gllam.enterMemorySleepCycle(0);
   expect([report.caveatSummariser, report.categorizer]).toEqual(["template", "embedding"]);
   gllam.close();
