@@ -14,6 +14,7 @@ import {
   sessions,
   sourceTrust,
 } from "./operations/browse.ts";
+import { extract, importFactsOperation } from "./operations/extraction.ts";
 import { addFact, factHistory, facts, forget } from "./operations/facts.ts";
 import { recall, remember } from "./operations/memory.ts";
 import { plan, stats } from "./operations/tools.ts";
@@ -24,10 +25,12 @@ export {
   contradictions,
   doctor,
   episodeDensity,
+  extract,
   factHistory,
   facts,
   forget,
   forgetDryRun,
+  importFactsOperation,
   lastSleepCycle,
   neighbourhood,
   nodeHistory,
@@ -59,6 +62,8 @@ export const OPERATIONS: readonly Operation[] = [
   sessionEpisodes,
   forget,
   forgetDryRun,
+  extract,
+  importFactsOperation,
   plan,
   stats,
   lastSleepCycle,

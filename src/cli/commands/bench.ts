@@ -1,4 +1,5 @@
 import { defineCommand, type CommandDef } from "citty";
+import { extractBenchCommand } from "../../bench/extract.ts";
 import { graphBenchCommand } from "../../bench/graph.ts";
 import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
@@ -17,6 +18,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   taxonomy: taxonomyBenchCommand,
   serve: serveBenchCommand,
   scale: benchScaleCommand,
+  extract: extractBenchCommand,
 };
 
 export const benchCommand = defineCommand({
