@@ -15,6 +15,7 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
+import { routeAndAssemble, type AssembledContext, type RouteOptions } from "../router/route.ts";
 import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
@@ -666,6 +667,11 @@ export class Gllam {
 
   async recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, await this.#readTiers(), query, options);
+  }
+
+  /** Seed: RouteAndAssemble. The query's intent decides what is pulled; the result is cited Markdown within the token budget. */
+  async routeAndAssemble(query: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AssembledContext> {
+    return routeAndAssemble(this.store, await this.#readTiers(), query, { ...options, pddlDomainsDir: this.pddlDomainsDir });
   }
 
   // ---------------------------------------------------------------- procedural and planning

@@ -1,6 +1,7 @@
 import { defineCommand, type CommandDef } from "citty";
 import { graphBenchCommand } from "../../bench/graph.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
+import { benchContextCommand } from "./bench-context.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
 
@@ -10,6 +11,7 @@ import { benchRetrievalCommand } from "./bench-retrieval.ts";
  */
 export const benchSubCommands: Record<string, CommandDef<any>> = {
   retrieval: benchRetrievalCommand,
+  context: benchContextCommand,
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,

@@ -1,0 +1,136 @@
+/**
+ * The episodes a query needs, as context items with values: the hybrid search's hits, hits inside
+ * the query's date windows (boosted), a second round from what the first hits mention (entities in
+ * episode_mentions and their graph neighbours, and the first hits' own distinctive words), the
+ * turns next to strong hits (an answer often follows the question it answers), and the summaries
+ * of the sessions the hits come from.
+ */
+import type { Store } from "../engine/store.ts";
+import { readEpisodes } from "../episodic/episodes.ts";
+import { episodeNeighbours } from "../episodic/lookup.ts";
+import { nodesMentionedBy } from "../episodic/mentions.ts";
+import { getEpisodicSummaries } from "../episodic/summaries.ts";
+import { readNodes } from "../semantic/nodes.ts";
+import { activeLinks } from "../semantic/links.ts";
+import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit } from "../retrieval/search-episodes.ts";
+import type { ContextItem } from "./budget.ts";
+import type { DateWindow } from "./dates.ts";
+import { expansionTerms } from "./expansion.ts";
+import { episodeGroup, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
+
+/** How the rounds weigh against the first; chosen on LoCoMo dev as general settings, not per question type. */
+export const EPISODE_WEIGHTS = {
+  /** Hits of the first round. */
+  first: 60,
+  /** Hits inside a date window the query names: a search restricted to it, and a boost of first-round hits in it. */
+  window: 20,
+  windowBoost: 1.3,
+  /** The second round (the query plus what the first hits mention). */
+  second: 40,
+  secondWeight: 0.6,
+  /** How many first hits seed the second round and the neighbours. */
+  seeds: 8,
+  neighbourHits: 25,
+  neighbourShare: 0.45,
+  summaryShare: 0.5,
+} as const;
+
+export type EpisodeGatherOptions = { scope: string; asOf?: number; windows: DateWindow[]; maxChars: number; recap: boolean; multiHop: boolean };
+export type GatheredEpisodes = { items: ContextItem[]; mentionedNodeIds: string[]; searches: number };
+
+/** Each hit's fused score over the list's best: 1 for the top hit. */
+const normalised = (hits: EpisodeSearchHit[]) => {
+  const top = hits[0]?.score ?? 1;
+  return hits.map((hit) => ({ hit, value: top > 0 ? hit.score / top : 0 }));
+};
+
+export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query: string, options: EpisodeGatherOptions): Promise<GatheredEpisodes> {
+  const W = EPISODE_WEIGHTS;
+  const base = { scope: options.scope, asOf: options.asOf };
+  const values = new Map<number, number>();
+  const rows = new Map<number, EpisodeLine>();
+  const offer = (hit: EpisodeLine, value: number) => {
+    rows.set(hit.episodeId, hit);
+    values.set(hit.episodeId, Math.max(values.get(hit.episodeId) ?? 0, value));
+  };
+  let searches = 1;
+  const first = (await searchEpisodes(store, tiers, query, { ...base, k: W.first })).hits;
+  const inWindow = (at: number | null) => at !== null && options.windows.some((w) => at >= w.start && at < w.end);
+  for (const { hit, value } of normalised(first)) offer(hit, inWindow(hit.occurredAt) ? value * W.windowBoost : value);
+  for (const window of options.windows) {
+    searches++;
+    const hits = (await searchEpisodes(store, tiers, query, { ...base, k: W.window, window })).hits;
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
+  }
+
+  const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
+  const mentionedNodeIds = nodesMentionedBy(store.dbRO(), seeds);
+  const extra = expansionTerms(
+    query,
+    first.slice(0, W.seeds).map((hit) => hit.content),
+    [...graphNames(store, mentionedNodeIds, options)],
+  );
+  if (extra.length > 0) {
+    searches++;
+    const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...base, k: W.second })).hits;
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.secondWeight * (options.multiHop ? 1.2 : 1));
+  }
+
+  addNeighbours(store, options, values, rows);
+  const items: ContextItem[] = [...rows.values()].map((e) => ({
+    key: `episode:${e.episodeId}`,
+    section: "episodes",
+    group: episodeGroup(e),
+    text: formatEpisodeLine(e, options.maxChars),
+    dedup: e.content,
+    value: values.get(e.episodeId)!,
+    order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,
+    episodeId: e.episodeId,
+  }));
+  return { items: [...items, ...summaryItems(store, options, rows, values)], mentionedNodeIds, searches };
+}
+
+/** The names of the nodes the first hits mention and of their neighbours in the graph. */
+function graphNames(store: Store, nodeIds: string[], options: EpisodeGatherOptions): Set<string> {
+  const names = new Set<string>();
+  const focus = nodeIds.slice(0, 5);
+  const neighbourIds = focus.flatMap((id) => activeLinks(store, id, { scope: options.scope, asOf: options.asOf }).map((l) => (l.sourceId === id ? l.targetId : l.sourceId)));
+  for (const node of readNodes(store, [...new Set([...focus, ...neighbourIds.slice(0, 10)])], options.scope)) names.add(node.name);
+  return names;
+}
+
+/** The turns right before and after the strongest hits, worth a share of their anchor. */
+function addNeighbours(store: Store, options: EpisodeGatherOptions, values: Map<number, number>, rows: Map<number, EpisodeLine>): void {
+  const anchors = [...values.entries()].sort((a, b) => b[1] - a[1]).slice(0, EPISODE_WEIGHTS.neighbourHits);
+  const end = options.asOf === undefined ? undefined : options.asOf + 1;
+  const adjacency = episodeNeighbours(store.dbRO(), anchors.map(([id]) => id), { scope: options.scope, end });
+  const offered = new Map<number, number>();
+  for (const [id, value] of anchors) {
+    for (const n of adjacency.get(id) ?? []) {
+      const share = value * EPISODE_WEIGHTS.neighbourShare;
+      if (share > (values.get(n) ?? 0) && share > (offered.get(n) ?? 0)) offered.set(n, share);
+    }
+  }
+  const missing = [...offered.keys()].filter((id) => !rows.has(id));
+  for (const row of readEpisodes(store, missing)) {
+    rows.set(row.id, { episodeId: row.id, sessionId: row.sessionId, seq: row.seq, speaker: row.speaker, role: row.role, content: row.content, occurredAt: row.occurredAt });
+  }
+  for (const [id, value] of offered) if (rows.has(id)) values.set(id, Math.max(values.get(id) ?? 0, value));
+}
+
+/** Summaries of the sessions the best episodes come from, worth a share of the session's best episode. */
+function summaryItems(store: Store, options: EpisodeGatherOptions, rows: Map<number, EpisodeLine>, values: Map<number, number>): ContextItem[] {
+  const sessions = new Map<string, number>();
+  for (const [id, row] of rows) sessions.set(row.sessionId, Math.max(sessions.get(row.sessionId) ?? 0, values.get(id) ?? 0));
+  const top = [...sessions.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10);
+  const share = options.recap ? 1 : EPISODE_WEIGHTS.summaryShare;
+  return top.flatMap(([sessionId, value]) =>
+    getEpisodicSummaries(store, { scope: options.scope, sessionId }).map((summary) => ({
+      key: `summary:${summary.id}`,
+      section: "summaries" as const,
+      text: formatSummaryLine(summary, options.maxChars),
+      value: value * share,
+      order: summary.startTime ?? summary.createdAt,
+    })),
+  );
+}
