@@ -12,7 +12,7 @@ import { nodesMentionedBy } from "../episodic/mentions.ts";
 import { getEpisodicSummaries } from "../episodic/summaries.ts";
 import { readNodes } from "../semantic/nodes.ts";
 import { activeLinks } from "../semantic/links.ts";
-import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit } from "../retrieval/search-episodes.ts";
+import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type SearchTuning } from "../retrieval/search-episodes.ts";
 import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
 import { expansionTerms } from "./expansion.ts";
@@ -33,7 +33,13 @@ export const EPISODE_WEIGHTS = {
   neighbourHits: 25,
   neighbourShare: 0.45,
   summaryShare: 0.5,
-} as const;
+  /** A vectors-only round (no words): finds turns that say it in other words; its weight against the first round. */
+  semantic: 40,
+  semanticWeight: 0.85,
+  semanticSpeakerBoost: 1,
+  /** Search settings over recall's defaults. */
+  search: {} as Partial<SearchTuning>,
+};
 
 export type EpisodeGatherOptions = { scope: string; asOf?: number; windows: DateWindow[]; maxChars: number; recap: boolean; multiHop: boolean };
 export type GatheredEpisodes = { items: ContextItem[]; mentionedNodeIds: string[]; searches: number };
@@ -46,7 +52,7 @@ const normalised = (hits: EpisodeSearchHit[]) => {
 
 export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query: string, options: EpisodeGatherOptions): Promise<GatheredEpisodes> {
   const W = EPISODE_WEIGHTS;
-  const base = { scope: options.scope, asOf: options.asOf };
+  const base = { scope: options.scope, asOf: options.asOf, tuning: W.search };
   const values = new Map<number, number>();
   const rows = new Map<number, EpisodeLine>();
   const offer = (hit: EpisodeLine, value: number) => {
@@ -61,6 +67,13 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     searches++;
     const hits = (await searchEpisodes(store, tiers, query, { ...base, k: W.window, window })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
+  }
+
+  if (W.semanticWeight > 0) {
+    searches++;
+    const tuning = { ...W.search, bm25Weight: 0, staticAloneWeight: 1, staticWeight: 1, speakerBoost: W.semanticSpeakerBoost };
+    const hits = (await searchEpisodes(store, tiers, query, { ...base, k: W.semantic, tuning })).hits;
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.semanticWeight);
   }
 
   const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
