@@ -2,6 +2,7 @@ import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef }
 import { version } from "../../package.json";
 import { findUnknownFlag, GLOBAL_VALUE_FLAGS, normalizeArgv, withDefaultFlags } from "./argv.ts";
 import { backupCommand } from "./commands/backup.ts";
+import { contextCommand } from "./commands/context.ts";
 import { benchCommand } from "./commands/bench.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
@@ -29,6 +30,7 @@ const subCommands: Record<string, AnyCommand> = {
   seed: seedCommand,
   ingest: ingestCommand,
   recall: recallCommand,
+  context: contextCommand,
   reembed: reembedCommand,
   stats: statsCommand,
   bench: benchCommand,

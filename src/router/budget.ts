@@ -44,52 +44,33 @@ const lineCost = (item: ContextItem) => estimateTokens(`${item.text}\n`);
 const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 
 /**
- * An item's worth once others are in: each item already taken from the same group (an episode's
- * session and day) lowers it by this factor, so a context spreads over the sessions that match
- * rather than filling up with one session's chatter (list questions gather evidence from many).
+ * Greedy by marginal value: items in decreasing value; each is taken if its marginal cost (its line,
+ * plus its section and group headings when they are not open yet) fits in what is left, and its
+ * text is not already in. A smaller item can still fill the room a larger one could not. (Lowering
+ * the worth of further items from the same session, to spread the context, lost evidence on the
+ * dev data: the turns around a match are worth more than a weaker match elsewhere.)
  */
-export const GROUP_DECAY = 1;
-
-/**
- * Greedy by marginal value: repeatedly takes the item worth most given what is already in (its
- * value, lowered per item taken from its group) whose marginal cost (its line, plus its section and
- * group headings when they are not open yet) fits in what is left, and whose text is not already
- * in. A smaller item can still fill the room a larger one could not.
- */
-export function packContext(items: readonly ContextItem[], budget: number, fixedCost: number, groupDecay = GROUP_DECAY): { chosen: ContextItem[]; tokens: number } {
+export function packContext(items: readonly ContextItem[], budget: number, fixedCost: number): { chosen: ContextItem[]; tokens: number } {
   let used = fixedCost;
   const sections = new Set<Section>();
-  const groupCounts = new Map<string, number>();
+  const groups = new Set<string>();
   const seen = new Set<string>();
   const chosen: ContextItem[] = [];
-  const groupKey = (item: ContextItem) => (item.group === undefined ? undefined : `${item.section}\u0000${item.group}`);
-  const cost = (item: ContextItem) => {
-    const key = groupKey(item);
-    return lineCost(item) + (sections.has(item.section) ? 0 : estimateTokens(sectionHeader(item.section))) + (key === undefined || groupCounts.has(key) ? 0 : estimateTokens(groupHeader(item.group!)));
-  };
-  const worth = (item: ContextItem) => {
-    const key = groupKey(item);
-    return item.value * groupDecay ** (key === undefined ? 0 : (groupCounts.get(key) ?? 0));
-  };
-  let remaining = [...items].sort((a, b) => a.key.localeCompare(b.key));
-  while (remaining.length > 0) {
-    let best: ContextItem | undefined;
-    let bestWorth = -Infinity;
-    const left: ContextItem[] = [];
-    for (const item of remaining) {
-      if (seen.has(normalise(item.dedup ?? item.text)) || used + cost(item) > budget) continue;
-      left.push(item);
-      const w = worth(item);
-      if (w > bestWorth) [best, bestWorth] = [item, w];
-    }
-    if (!best) break;
-    used += cost(best);
-    seen.add(normalise(best.dedup ?? best.text));
-    sections.add(best.section);
-    const key = groupKey(best);
-    if (key !== undefined) groupCounts.set(key, (groupCounts.get(key) ?? 0) + 1);
-    chosen.push(best);
-    remaining = left.filter((item) => item !== best);
+  const ranked = [...items].sort((a, b) => b.value - a.value || a.key.localeCompare(b.key));
+  for (const item of ranked) {
+    const text = normalise(item.dedup ?? item.text);
+    if (seen.has(text)) continue;
+    const groupKey = item.group === undefined ? undefined : `${item.section}\u0000${item.group}`;
+    const cost =
+      lineCost(item) +
+      (sections.has(item.section) ? 0 : estimateTokens(sectionHeader(item.section))) +
+      (groupKey === undefined || groups.has(groupKey) ? 0 : estimateTokens(groupHeader(item.group!)));
+    if (used + cost > budget) continue;
+    used += cost;
+    seen.add(text);
+    sections.add(item.section);
+    if (groupKey !== undefined) groups.add(groupKey);
+    chosen.push(item);
   }
   return { chosen, tokens: used };
 }

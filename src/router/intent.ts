@@ -17,7 +17,7 @@ export type QueryIntent = {
 
 const MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec";
 const DATE_EXPRESSION = new RegExp(
-  `\\b(\\d{4}-\\d{2}(-\\d{2})?|(19|20)\\d{2}|(${MONTHS})\\b|yesterday|today|tomorrow|tonight|\\d+\\s+(day|week|month|year)s?\\s+(ago|before|after|later|earlier)|(last|next|this|past)\\s+(week|month|year|weekend|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))`,
+  `\\b(\\d{4}-\\d{2}(-\\d{2})?|(19|20)\\d{2}|(${MONTHS})\\b|yesterday|today|tomorrow|tonight|(\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple|several)\\s+(day|week|month|year)s?\\s+(ago|before|after|later|earlier)|(last|next|this|past)\\s+(week|month|year|weekend|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))`,
   "i",
 );
 
@@ -76,3 +76,16 @@ export function classifyIntent(query: string): QueryIntent {
 
 /** Whether the query carries a date expression ("last May", "2023", "two weeks ago"). */
 export const hasDateExpression = (query: string): boolean => DATE_EXPRESSION.test(query);
+
+/** Runs of one to three words of the query, not all stop words: the phrases that may name an entity. */
+export function queryPhrases(query: string, longest = 3): string[] {
+  const words = query.split(/[^\p{L}\p{N}'’&.-]+/u).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").replace(/['’]s$/u, "")).filter(Boolean);
+  const phrases: string[] = [];
+  for (let n = longest; n >= 1; n--) {
+    for (let i = 0; i + n <= words.length; i++) {
+      const run = words.slice(i, i + n);
+      if (run.some((w) => !isStopWord(w.toLowerCase()) && !QUESTION_WORDS.has(w.toLowerCase()))) phrases.push(run.join(" "));
+    }
+  }
+  return [...new Set(phrases)];
+}

@@ -7,13 +7,13 @@ import { GllamError } from "../engine/errors.ts";
 import { latestEpisodeTime } from "../episodic/lookup.ts";
 import { parseScope } from "../memory/parse.ts";
 import type { SemanticNode } from "../memory/types.ts";
-import { findNodesByName, readNodes } from "../semantic/nodes.ts";
+import { findNodesByName, findNodesByPhrases, readNodes } from "../semantic/nodes.ts";
 import type { EmbeddingTiers } from "../retrieval/search-episodes.ts";
 import { estimateTokens, packContext, renderSections, type ContextItem, type Section } from "./budget.ts";
 import { resolveDateExpressions, type DateWindow } from "./dates.ts";
 import { gatherEpisodes } from "./episodes.ts";
 import { formatContextHeader } from "./format.ts";
-import { classifyIntent, type QueryIntent } from "./intent.ts";
+import { classifyIntent, queryPhrases, type QueryIntent } from "./intent.ts";
 import { factItems, pathItems, procedureItems, timelineItems, type Focus, type KnowledgeOptions } from "./knowledge.ts";
 
 export const DEFAULT_CONTEXT_BUDGET = 1500;
@@ -85,8 +85,8 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
   const maxChars = Math.min(MAX_EPISODE_CHARS, Math.floor((budget * 4) / 8));
 
   const explicit = resolveFocus(store, options.entities ?? [], scope);
-  const detected = resolveFocus(store, intent.entities, scope);
-  const named = [...explicit.named, ...detected.named.filter((n) => !explicit.named.some((e) => e.id === n.id))];
+  const detected = findNodesByPhrases(store, [...intent.entities, ...queryPhrases(text)], scope);
+  const named = [...explicit.named, ...detected.filter((n) => !explicit.named.some((e) => e.id === n.id))];
   const episodes = await gatherEpisodes(store, tiers, text, {
     scope,
     asOf: options.asOf,

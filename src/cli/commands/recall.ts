@@ -4,7 +4,7 @@ import { parseOperationInput } from "../../gllam/operation.ts";
 import { recall } from "../../gllam/operations.ts";
 import { globalArgs, scopeArg, scopeOf, withEngine } from "../context.ts";
 
-const asList = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
+export const asList = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
 
 /** "START..END", "START.." or "..END": the window's ends as given (the operation's schema reads the dates). */
 export function parseWindow(text: string): { start?: string; end?: string } {
