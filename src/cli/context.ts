@@ -22,6 +22,12 @@ export const globalArgs = {
     description: "Seconds a write waits while another process writes to the file, then fails (default: $GLLAM_BUSY_TIMEOUT, else 60)",
     valueHint: "seconds",
   },
+  "llm-server": {
+    type: "string",
+    description: "OpenAI-compatible LLM server for both roles (default: $STRONG_TEXT_SERVER / $FAST_TEXT_SERVER, else the config's llm entry)",
+    valueHint: "url",
+  },
+  "llm-model": { type: "string", description: "LLM model for both roles (default: $STRONG_LLM_MODEL / $FAST_LLM_MODEL)", valueHint: "name" },
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
@@ -34,7 +40,16 @@ export const scopeArg = { type: "string", description: "Memory scope (default: d
 /** The --scope flag's value as every layer reads it (ScopeSchema: trimmed, checked), or an error naming --scope. */
 export const scopeOf = (args: { scope?: string }): string => parseScope(args.scope, "--scope");
 
-export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; "busy-timeout"?: string; debug?: boolean };
+export type GlobalArgs = {
+  db?: string;
+  "embeddings-server"?: string;
+  embedder?: string;
+  config?: string;
+  "busy-timeout"?: string;
+  "llm-server"?: string;
+  "llm-model"?: string;
+  debug?: boolean;
+};
 
 /** The settings the global flags give (the environment and defaults fill the rest when memory opens). */
 export const settingsOf = (args: GlobalArgs): GllamSettings => ({
@@ -43,6 +58,8 @@ export const settingsOf = (args: GlobalArgs): GllamSettings => ({
   embedder: args.embedder,
   config: args.config,
   busyTimeout: args["busy-timeout"],
+  llmServer: args["llm-server"],
+  llmModel: args["llm-model"],
 });
 
 /** The REPL's session while it runs: commands with its settings use its open memory. */

@@ -6,6 +6,7 @@ import { contextCommand } from "./commands/context.ts";
 import { benchCommand } from "./commands/bench.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
+import { extractCommand } from "./commands/extract.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { importCommand } from "./commands/import.ts";
@@ -35,6 +36,7 @@ const subCommands: Record<string, AnyCommand> = {
   stats: statsCommand,
   bench: benchCommand,
   fact: factCommand,
+  extract: extractCommand,
   path: pathCommand,
   forget: forgetCommand,
   trust: trustCommand,

@@ -2,6 +2,19 @@ import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
+import { LlmLayer } from "../llm/client.ts";
+import { createLlmCaveatSummariser, createLlmCategorizer, createLlmFallacyJudge } from "../llm/judges.ts";
+import {
+  determineDocumentIngestionStrategy,
+  getIngestionSteeringPrompt,
+  registerCustomDocumentTypeRule,
+  registerRepositoryContextDirective,
+  type IngestionStrategy,
+  type RepositoryContextDirective,
+} from "../config/registries.ts";
+import { extractSessions, type ExtractOptions, type ExtractReport } from "../extraction/extract.ts";
+import { importFacts, type FactImportReport } from "../extraction/import-facts.ts";
+import type { LlmSettings } from "../llm/endpoints.ts";
 import type {
   EpisodeInput,
   EpisodeRow,
@@ -39,7 +52,7 @@ import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } 
 import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
 import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
 import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
-import { processUncategorizedBatch, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
+import { processUncategorizedBatch, type Categorizer, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
 import {
   consolidateTaxonomyBranch,
   resumeTaxonomyConsolidations,
@@ -49,7 +62,7 @@ import {
 import { discoverTaxonomyMergeCandidates, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "../semantic/taxonomy-merge.ts";
 import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
 import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
-import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
+import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction, type CaveatSummariser } from "../semantic/caveats.ts";
 import { disambiguateEntityForSource, mergeNodes, resolveEntity, type Disambiguation, type EntityResolution, type MergeReport } from "../semantic/entities.ts";
 import { describeFacts, type DescribedFact } from "../semantic/facts.ts";
 import { askFallacyJudge, type FallacyJudge } from "../semantic/fallacies.ts";
@@ -63,6 +76,8 @@ import { attributeContainerEntryToSource, upsertSource, type AttributedEntry, ty
 import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../semantic/trust.ts";
 import {
   checkEmbeddingModelVersion,
+  embedNodeQuery,
+  nearestNodes,
   searchSimilarNodes,
   storeNodeEmbeddings,
   type EmbeddingModelCheck,
@@ -121,6 +136,9 @@ import {
   type WALCheckpointOptions,
 } from "../engine/wal.ts";
 
+/** Cosine distance under which a new name's static vector means an existing node of its type (names, not prose: strict). */
+const SAME_ENTITY_DISTANCE = 0.08;
+
 /** A node's facts as `facts` returns them: described (now or at asOf), or as believed at knownAt. */
 export type NodeFacts = { node: SemanticNode; asOf: number; knownAt?: number; facts: (DescribedFact | (DirectedLink & { otherId: string; otherName: string }))[] };
 
@@ -149,6 +167,11 @@ export type GllamOptions = StoreOptions & {
   busyTimeoutMs?: number;
   /** Called once by each write that has to wait for another process's write. */
   onBusyWait?: BusyWaitOptions["onWait"];
+  /**
+   * The LLM roles: a layer, or flags over the environment and the config's `llm` entry (the
+   * default: the environment). Built on first use, so memory that never asks an LLM never reads it.
+   */
+  llm?: LlmLayer | LlmSettings;
 };
 
 /**
@@ -159,13 +182,15 @@ export class Gllam {
   readonly store: Store;
   /** Embeds nodes; it is also the model tier unless it is the static embedder. */
   readonly embedder: Embedder;
-  readonly config: AgenticMemoryConfig;
+  /** Replaced (never mutated) by the register* calls. */
+  config: AgenticMemoryConfig;
   readonly pddlDomainsDir: string | null;
   #static: StaticEmbedder | (() => StaticEmbedder) | undefined;
   /** The default static tier whose table is not built yet (see #ensureStaticTier). */
   #staticPending: boolean;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
+  #llm: LlmLayer | LlmSettings;
 
   private constructor(
     store: Store,
@@ -174,7 +199,9 @@ export class Gllam {
     staticPending: boolean,
     config: AgenticMemoryConfig,
     pddlDomainsDir: string | null,
+    llm: LlmLayer | LlmSettings,
   ) {
+    this.#llm = llm;
     this.store = store;
     this.embedder = embedder;
     this.#static = staticTier;
@@ -208,6 +235,7 @@ export class Gllam {
       options.staticEmbedder === undefined && !located,
       options.config ?? defaultAgenticMemoryConfig(),
       pddlDomainsDirFor(path, options.pddlDomainsDir),
+      options.llm ?? {},
     );
     // Nodes get static vectors in the transaction that creates or renames them, whoever writes them.
     if (!store.readOnly) maintainNodeStaticVectors(store, () => gllam.staticEmbedder);
@@ -242,6 +270,12 @@ export class Gllam {
   get tiers(): EmbeddingTiers {
     const staticTier = this.staticEmbedder;
     return { model: this.embedder.modelVersion === staticTier?.modelVersion ? undefined : this.embedder, static: staticTier };
+  }
+
+  /** The LLM roles (either may be unset: the features then use their rule-based fallbacks and say so). */
+  get llm(): LlmLayer {
+    if (!(this.#llm instanceof LlmLayer)) this.#llm = LlmLayer.fromSettings(this.#llm, this.config.llm);
+    return this.#llm;
   }
 
   get path(): string {
@@ -351,6 +385,83 @@ export class Gllam {
     return recordFact(this.store, this.config, statement);
   }
 
+  /**
+   * addFact with the claim's words read by the FAST fallacy judge first, when an LLM is configured
+   * (`fact add`, MCP add_fact, HTTP): it confirms or rejects the rule cues and adds what they miss.
+   * A judge that fails leaves the rule cues alone, and the result's notes say so.
+   */
+  async addFactJudged(statement: FactStatement): Promise<RecordedFact> {
+    const judge = this.config.llm.fallacy_judge === "auto" && statement.claim?.trim() ? this.#llmJudges().fallacyJudge : undefined;
+    if (!judge) return this.addFact(statement);
+    const outcome = await askFallacyJudge(judge, {
+      text: statement.claim!,
+      relationship: statement.relationship,
+      subjectName: statement.subject,
+      targetName: statement.object,
+      proof: statement.proof,
+    });
+    const result = this.addFact({ ...statement, judged: { findings: outcome.findings, rejected: outcome.rejected } });
+    return outcome.error ? { ...result, notes: [...result.notes, `${outcome.error}: the rule cues alone were applied`] } : result;
+  }
+
+  /** Pre-structured facts (`gllam fact import`): every one recorded as addFact does, all in one transaction. */
+  importFacts(statements: { where: string; statement: FactStatement }[]): FactImportReport {
+    return importFacts(this.store, this.config, statements);
+  }
+
+  /**
+   * Extracts sessions into nodes and links with the STRONG model (`gllam extract`). Without an LLM
+   * configured it is E_CONFIG, saying how to name one.
+   */
+  extract(options: ExtractOptions = {}): Promise<ExtractReport> {
+    const llm = this.llm.strong;
+    if (!llm) throw new GllamError("E_CONFIG", "extraction needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
+    return extractSessions(
+      {
+        store: this.store,
+        config: this.config,
+        llm,
+        usage: () => this.llm.usage().total,
+        fallacyJudge: this.config.llm.fallacy_judge === "auto" ? this.#llmJudges().fallacyJudge : undefined,
+        similarNode: (name, scope, type) => this.#similarNodeId(name, scope, type),
+      },
+      options,
+    );
+  }
+
+  /** The node whose static vector is nearest a name, when it is of the same type and very close (entity resolution's last resort). */
+  async #similarNodeId(name: string, scope: string, type: string): Promise<string | undefined> {
+    const staticTier = this.staticEmbedder;
+    if (!staticTier) return undefined;
+    const db = this.store.dbRO();
+    const { vectors } = await embedNodeQuery(db, { static: staticTier }, name);
+    const [nearest] = vectors.static ? nearestNodes(db, { static: vectors.static }, 1, scope) : [];
+    // Numbers carry identity that vectors blur ("Python 2" and "Python 3" sit close): they must agree.
+    const numbers = (text: string) => (text.match(/\d+/g) ?? []).join(" ");
+    const same = nearest && nearest.type === type && nearest.distance <= SAME_ENTITY_DISTANCE && numbers(nearest.name) === numbers(name);
+    return same ? nearest.nodeId : undefined;
+  }
+
+  /** Seed: RegisterCustomDocumentTypeRule (for this memory's lifetime; the config file makes it lasting). */
+  registerCustomDocumentTypeRule(rule: Parameters<typeof registerCustomDocumentTypeRule>[1]): void {
+    this.config = registerCustomDocumentTypeRule(this.config, rule);
+  }
+
+  /** Seed: RegisterRepositoryContextDirective (for this memory's lifetime; the config file makes it lasting). */
+  registerRepositoryContextDirective(directive: RepositoryContextDirective): void {
+    this.config = registerRepositoryContextDirective(this.config, directive);
+  }
+
+  /** Seed: GetIngestionSteeringPrompt: the content type's prompt, else the global fallback. */
+  getIngestionSteeringPrompt(contentType: string): string {
+    return getIngestionSteeringPrompt(this.config, contentType).prompt;
+  }
+
+  /** Seed: DetermineDocumentIngestionStrategy. */
+  determineDocumentIngestionStrategy(docType: string): IngestionStrategy {
+    return determineDocumentIngestionStrategy(this.config, docType);
+  }
+
   /** A node's facts: described as they hold at asOf (default now), or as believed at knownAt (system time). */
   facts(name: string, options: { asOf?: number; knownAt?: number; scope?: string } = {}): NodeFacts {
     const scope = parseScope(options.scope);
@@ -414,7 +525,7 @@ export class Gllam {
       targetName: target?.name ?? link.targetId,
       proof: link.proof,
     });
-    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings });
+    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings, rejectedFallacies: outcome.rejected });
     return outcome.error ? { ...result, judgeError: outcome.error } : result;
   }
 
@@ -630,9 +741,20 @@ export class Gllam {
     return wouldCreateTaxonomyCycle(this.store, childId, parentId, options);
   }
 
-  /** Seed: ProcessUncategorizedBatch. Files up to n orphans under categories (by embeddings, or a Categorizer). */
+  /**
+   * Seed: ProcessUncategorizedBatch. Files up to n orphans under categories: by the options'
+   * Categorizer, else the FAST LLM when one is configured, else embeddings (each decision's reason
+   * says which filed it).
+   */
   processUncategorizedBatch(n = 50, options?: UncategorizedBatchOptions): Promise<UncategorizedBatchReport> {
-    return processUncategorizedBatch(this.store, this.embedder, n, options);
+    return processUncategorizedBatch(this.store, this.embedder, n, { ...options, categorizer: options?.categorizer ?? this.#llmJudges().categorizer });
+  }
+
+  /** The FAST role's judges, when an LLM is configured (else undefined: the rule-based defaults apply). */
+  #llmJudges(): { fallacyJudge?: FallacyJudge; categorizer?: Categorizer; caveatSummariser?: CaveatSummariser } {
+    const fast = this.llm.fast;
+    if (!fast) return {};
+    return { fallacyJudge: createLlmFallacyJudge(fast), categorizer: createLlmCategorizer(fast), caveatSummariser: createLlmCaveatSummariser(fast) };
   }
 
   /** Seed: ConsolidateTaxonomyBranch. Resumes the same move if a crash interrupted it. */
@@ -656,7 +778,12 @@ export class Gllam {
 
   /** Seed: EnterMemorySleepCycle. */
   enterMemorySleepCycle(traceCount = 10, options?: SleepCycleOptions): Promise<SleepCycleReport> {
-    return enterMemorySleepCycle(this.store, this.embedder, traceCount, options);
+    const judges = this.#llmJudges();
+    return enterMemorySleepCycle(this.store, this.embedder, traceCount, {
+      ...options,
+      categorizer: options?.categorizer ?? judges.categorizer,
+      caveatSummariser: options?.caveatSummariser ?? judges.caveatSummariser,
+    });
   }
 
   // ---------------------------------------------------------------- retrieval

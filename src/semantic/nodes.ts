@@ -137,16 +137,22 @@ export function ensureNodeNamed(store: Store, name: string, scopeInput?: string)
   const slug = nameSlug(name);
   if (!slug) throw new GllamError("E_BAD_INPUT", `"${name}" has no letters or digits to name a node`);
   return store.transaction(() => {
-    const known =
-      readNode(store, name.trim(), scope, true) ??
-      store
-        .db()
-        .query<{ id: string }, [string, string]>("SELECT node_id AS id FROM semantic_node_names WHERE scope = ? AND name_key = ? ORDER BY node_id LIMIT 1")
-        .all(scope, normalizeEntityName(name))
-        .flatMap((row) => readNode(store, row.id, scope, true) ?? [])[0];
+    const known = knownNodeNamed(store, name, scope);
     if (known) return { node: known, created: false, embeddingStale: false };
     return upsertNode(store, { id: freeNodeId(store, scope, slug), name: name.trim(), scope });
   });
+}
+
+/** The node a name (its id, name or an alias, normalised) means in the scope, read on the writer (sees this transaction's nodes). */
+export function knownNodeNamed(store: Store, name: string, scope: string): SemanticNode | undefined {
+  return (
+    readNode(store, name.trim(), scope, true) ??
+    store
+      .db()
+      .query<{ id: string }, [string, string]>("SELECT node_id AS id FROM semantic_node_names WHERE scope = ? AND name_key = ? ORDER BY node_id LIMIT 1")
+      .all(scope, normalizeEntityName(name))
+      .flatMap((row) => readNode(store, row.id, scope, true) ?? [])[0]
+  );
 }
 
 /** Nodes a user may mean by a name: exact id, then name or alias, case-insensitively. */

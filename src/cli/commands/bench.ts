@@ -1,4 +1,5 @@
 import { defineCommand, type CommandDef } from "citty";
+import { extractBenchCommand } from "../../bench/extract.ts";
 import { graphBenchCommand } from "../../bench/graph.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchContextCommand } from "./bench-context.ts";
@@ -15,6 +16,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
+  extract: extractBenchCommand,
 };
 
 export const benchCommand = defineCommand({
