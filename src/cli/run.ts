@@ -1,6 +1,7 @@
 import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { version } from "../../package.json";
 import { findUnknownFlag, GLOBAL_VALUE_FLAGS, normalizeArgv, withDefaultFlags } from "./argv.ts";
+import { askCommand } from "./commands/ask.ts";
 import { backupCommand } from "./commands/backup.ts";
 import { contextCommand } from "./commands/context.ts";
 import { benchCommand } from "./commands/bench.ts";
@@ -32,6 +33,7 @@ const subCommands: Record<string, AnyCommand> = {
   ingest: ingestCommand,
   recall: recallCommand,
   context: contextCommand,
+  ask: askCommand,
   reembed: reembedCommand,
   stats: statsCommand,
   bench: benchCommand,
