@@ -10,7 +10,7 @@ import { Gllam } from "../gllam/gllam.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { writeUnits } from "../episodic/ingest.ts";
-import { fillScenario, loadBenchScenarios } from "./retrieval.ts";
+import { fillScenario, loadBenchScenarios, type BenchScenario } from "./retrieval.ts";
 import { percentile, round, summarize } from "./metrics.ts";
 
 export type ContextBenchOptions = {
@@ -22,6 +22,8 @@ export type ContextBenchOptions = {
   /** A model tier whose vectors are filled before the questions (none: the static tier alone). */
   embedder?: Embedder;
   limit?: number;
+  /** Every scenario in one database (latency at scale: 20 LongMemEval haystacks hold about 10,000 turns); each question then has the others' turns as distractors. */
+  oneDatabase?: boolean;
   onProgress?: (message: string) => void;
 };
 
@@ -55,25 +57,31 @@ export async function runContextBench(options: ContextBenchOptions): Promise<Con
   const tokens: number[] = [];
   const latencies: number[] = [];
   let turns = 0;
+  const ask = async (gllam: Gllam, questions: BenchScenario["questions"], docOf: Map<number, string>) => {
+    for (const question of questions) {
+      const started = performance.now();
+      const context = await gllam.routeAndAssemble(question.text, { budget: options.budget });
+      latencies.push(performance.now() - started);
+      tokens.push(context.tokens);
+      const docs = new Set(context.items.flatMap((item) => (item.episodeId === undefined ? [] : [docOf.get(item.episodeId)!])));
+      rows.push({ group: question.group, metrics: { evidence_recall: evidenceRecall(docs, question.relevant) } });
+    }
+  };
+  // One database per scenario, or all in one: each group is written, then its questions asked.
+  const groups = options.oneDatabase ? [scenarios] : scenarios.map((scenario) => [scenario]);
   try {
-    for (const [i, scenario] of scenarios.entries()) {
+    for (const [i, group] of groups.entries()) {
       const gllam = await Gllam.open(join(dir, `${i}.db`), { embedder: options.embedder ?? options.staticEmbedder, staticEmbedder: options.staticEmbedder ?? null });
       try {
-        writeUnits(gllam.store, [scenario.unit], { staticEmbedder: options.staticEmbedder });
-        turns += scenario.unit.episodes.length;
-        const docOf = await fillScenario(gllam, scenario, options.embedder, 2);
-        for (const question of scenario.questions) {
-          const started = performance.now();
-          const context = await gllam.routeAndAssemble(question.text, { budget: options.budget });
-          latencies.push(performance.now() - started);
-          tokens.push(context.tokens);
-          const docs = new Set(context.items.flatMap((item) => (item.episodeId === undefined ? [] : [docOf.get(item.episodeId)!])));
-          rows.push({ group: question.group, metrics: { evidence_recall: evidenceRecall(docs, question.relevant) } });
-        }
+        writeUnits(gllam.store, group.map((scenario) => scenario.unit), { staticEmbedder: options.staticEmbedder });
+        const docOfs = [];
+        for (const scenario of group) docOfs.push(await fillScenario(gllam, scenario, options.embedder, 2));
+        turns += docOfs[0]?.size ?? 0;
+        for (const [j, scenario] of group.entries()) await ask(gllam, scenario.questions, docOfs[j]!);
       } finally {
         gllam.close();
       }
-      options.onProgress?.(`${scenario.unit.key}: ${i + 1}/${scenarios.length} units, ${rows.length} questions`);
+      options.onProgress?.(`${i + 1}/${groups.length} databases, ${rows.length} questions`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -7,12 +7,13 @@
  */
 import type { Store } from "../engine/store.ts";
 import { readEpisodes } from "../episodic/episodes.ts";
-import { episodeNeighbours } from "../episodic/lookup.ts";
+import { episodeNeighbours, episodeSpeakers } from "../episodic/lookup.ts";
+import type { EpisodeRow } from "../memory/types.ts";
 import { nodesMentionedBy } from "../episodic/mentions.ts";
 import { getEpisodicSummaries } from "../episodic/summaries.ts";
 import { readNodes } from "../semantic/nodes.ts";
 import { activeLinks } from "../semantic/links.ts";
-import { searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type SearchTuning } from "../retrieval/search-episodes.ts";
+import { DEFAULT_TUNING, searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type EpisodeSearchResult, type SearchTuning } from "../retrieval/search-episodes.ts";
 import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
 import { expansionTerms } from "./expansion.ts";
@@ -33,7 +34,7 @@ export const EPISODE_WEIGHTS = {
   neighbourHits: 25,
   neighbourShare: 0.45,
   summaryShare: 0.5,
-  /** A vectors-only round (no words): finds turns that say it in other words; its weight against the first round. */
+  /** The first search's vector candidates ranked alone (no words): turns that say it in other words; their weight against the first round. */
   semantic: 40,
   semanticWeight: 0.85,
   semanticSpeakerBoost: 1,
@@ -60,22 +61,18 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     values.set(hit.episodeId, Math.max(values.get(hit.episodeId) ?? 0, value));
   };
   let searches = 1;
-  const first = (await searchEpisodes(store, tiers, query, { ...base, k: W.first })).hits;
+  const firstSearch = await searchEpisodes(store, tiers, query, { ...base, k: W.first });
+  const first = firstSearch.hits;
   const inWindow = (at: number | null) => at !== null && options.windows.some((w) => at >= w.start && at < w.end);
   for (const { hit, value } of normalised(first)) offer(hit, inWindow(hit.occurredAt) ? value * W.windowBoost : value);
+  // Later rounds are lexical: a vector search is most of a search's time at 10,000 turns.
+  const lexical = { ...base, tuning: { ...W.search, staticWeight: 0, staticAloneWeight: 0, denseWeight: 0 } };
   for (const window of options.windows) {
     searches++;
-    const hits = (await searchEpisodes(store, tiers, query, { ...base, k: W.window, window })).hits;
+    const hits = (await searchEpisodes(store, tiers, query, { ...lexical, k: W.window, window })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
   }
-
-  if (W.semanticWeight > 0) {
-    searches++;
-    const tuning = { ...W.search, bm25Weight: 0, staticAloneWeight: 1, staticWeight: 1, speakerBoost: W.semanticSpeakerBoost };
-    const hits = (await searchEpisodes(store, tiers, query, { ...base, k: W.semantic, tuning })).hits;
-    for (const { hit, value } of normalised(hits)) offer(hit, value * W.semanticWeight);
-  }
-
+  for (const { hit, value } of vectorRanking(store, firstSearch)) offer(hit, value * W.semanticWeight);
   const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
   const mentionedNodeIds = nodesMentionedBy(store.dbRO(), seeds);
   const extra = expansionTerms(
@@ -85,7 +82,7 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
   );
   if (extra.length > 0) {
     searches++;
-    const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...base, k: W.second })).hits;
+    const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...lexical, k: W.second })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.secondWeight * (options.multiHop ? 1.2 : 1));
   }
 
@@ -102,6 +99,22 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
   }));
   return { items: [...items, ...summaryItems(store, options, rows, values)], mentionedNodeIds, searches };
 }
+
+/**
+ * The first search's static-vector candidates as a ranking of their own (turns that say it in other
+ * words, whatever their BM25): reciprocal rank, the named speakers' turns preferred, the best at 1.
+ */
+function vectorRanking(store: Store, search: EpisodeSearchResult): { hit: EpisodeLine; value: number }[] {
+  const ids = search.staticIds.slice(0, EPISODE_WEIGHTS.semantic);
+  if (ids.length === 0) return [];
+  const speakers = new Set(search.speakers);
+  const speakerOf = episodeSpeakers(store.dbRO(), ids);
+  const scores = new Map(ids.map((id, i) => [id, (1 / (DEFAULT_TUNING.rrfK + i + 1)) * (speakers.has(speakerOf.get(id) ?? "") ? 1 + EPISODE_WEIGHTS.semanticSpeakerBoost : 1)]));
+  const top = Math.max(...scores.values());
+  return readEpisodes(store, ids).map((row) => ({ hit: lineOf(row), value: scores.get(row.id)! / top }));
+}
+
+const lineOf = (row: EpisodeRow): EpisodeLine => ({ episodeId: row.id, sessionId: row.sessionId, seq: row.seq, speaker: row.speaker, role: row.role, content: row.content, occurredAt: row.occurredAt });
 
 /** The names of the nodes the first hits mention and of their neighbours in the graph. */
 function graphNames(store: Store, nodeIds: string[], options: EpisodeGatherOptions): Set<string> {
@@ -125,9 +138,7 @@ function addNeighbours(store: Store, options: EpisodeGatherOptions, values: Map<
     }
   }
   const missing = [...offered.keys()].filter((id) => !rows.has(id));
-  for (const row of readEpisodes(store, missing)) {
-    rows.set(row.id, { episodeId: row.id, sessionId: row.sessionId, seq: row.seq, speaker: row.speaker, role: row.role, content: row.content, occurredAt: row.occurredAt });
-  }
+  for (const row of readEpisodes(store, missing)) rows.set(row.id, lineOf(row));
   for (const [id, value] of offered) if (rows.has(id)) values.set(id, Math.max(values.get(id) ?? 0, value));
 }
 

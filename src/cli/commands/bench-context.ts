@@ -17,6 +17,7 @@ export const benchContextCommand = defineCommand({
     budget: { type: "string", description: "Context budget in tokens (characters / 4; default 1500)", valueHint: "tokens" },
     json: { type: "string", description: "Also write the figures as JSON here", valueHint: "path" },
     limit: { type: "string", description: "Only the first N conversations / questions", valueHint: "n" },
+    "one-database": { type: "boolean", description: "Ingest every conversation / haystack into one database (latency at scale; the others' turns become distractors)" },
     ...globalArgs,
   },
   run: async ({ args }) => {
@@ -30,6 +31,7 @@ export const benchContextCommand = defineCommand({
       embedder: tiers.name === "static" ? undefined : tiers.embedder,
       staticEmbedder: tiers.staticEmbedder ?? loadStaticEmbedder(await ensureStaticTableNoisily()),
       limit: args.limit === undefined ? undefined : intArg(args.limit, 0, "--limit"),
+      oneDatabase: args["one-database"] === true,
       onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r${message}\x1b[K`),
     });
     if (process.stderr.isTTY) process.stderr.write("\n");
