@@ -809,7 +809,7 @@ export class Gllam {
   async ask(question: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AskResult> {
     const llm = this.llm.strong;
     if (!llm) throw new GllamError("E_CONFIG", "ask needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
-    return askFromContext(llm, question, await this.routeAndAssemble(question, options));
+    return askFromContext(llm, question, await this.routeAndAssemble(question, options), () => this.llm.usage().strong);
   }
 
   // ---------------------------------------------------------------- procedural and planning

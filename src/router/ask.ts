@@ -4,7 +4,7 @@
  * context: one the model made up is dropped (and counted), never shown as a source.
  */
 import * as v from "valibot";
-import type { ChatMessage, LlmClient } from "../llm/client.ts";
+import type { ChatMessage, LlmClient, LlmUsage } from "../llm/client.ts";
 import type { AssembledContext } from "./route.ts";
 
 export const I_DONT_KNOW = "I don't know";
@@ -28,6 +28,8 @@ export type AskResult = {
   unknownCitations: number;
   context: AssembledContext;
   model: string;
+  /** The LLM tokens this answer took. */
+  usage: { promptTokens: number; completionTokens: number };
   elapsedMs: number;
 };
 
@@ -71,8 +73,10 @@ export function checkCitations(given: readonly string[], known: ReadonlySet<stri
   return { citations, unknown };
 }
 
-export async function askFromContext(llm: LlmClient, question: string, context: AssembledContext): Promise<AskResult> {
+/** `usage` reads the run's token counts: the answer's are the difference it makes. */
+export async function askFromContext(llm: LlmClient, question: string, context: AssembledContext, usage: () => LlmUsage): Promise<AskResult> {
   const started = performance.now();
+  const before = usage();
   const reply = await llm.structured(AskAnswerSchema, askMessages(question, context), `answering "${question.slice(0, 80)}"`);
   const checked = checkCitations(reply.citations, contextCitations(context.markdown));
   const known = reply.known && reply.answer.trim().length > 0;
@@ -84,6 +88,7 @@ export async function askFromContext(llm: LlmClient, question: string, context: 
     unknownCitations: checked.unknown,
     context,
     model: llm.describe(),
+    usage: { promptTokens: usage().promptTokens - before.promptTokens, completionTokens: usage().completionTokens - before.completionTokens },
     elapsedMs: Math.round(performance.now() - started),
   };
 }
