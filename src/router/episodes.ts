@@ -38,6 +38,9 @@ export const EPISODE_WEIGHTS = {
   semantic: 40,
   semanticWeight: 0.85,
   semanticSpeakerBoost: 1,
+  /** Each episode gains this share of its session's score (best episode, then the next at sessionDecay^i): evidence clusters in matching sessions. 0.1 helped on both dev sets; 0.4 helped LoCoMo and hurt LongMemEval. */
+  sessionBoost: 0.1,
+  sessionDecay: 0.5,
   /** Search settings over recall's defaults. */
   search: {} as Partial<SearchTuning>,
 };
@@ -87,6 +90,7 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
   }
 
   addNeighbours(store, options, values, rows);
+  boostBySession(values, rows);
   const items: ContextItem[] = [...rows.values()].map((e) => ({
     key: `episode:${e.episodeId}`,
     section: "episodes",
@@ -115,6 +119,17 @@ function vectorRanking(store: Store, search: EpisodeSearchResult): { hit: Episod
 }
 
 const lineOf = (row: EpisodeRow): EpisodeLine => ({ episodeId: row.id, sessionId: row.sessionId, seq: row.seq, speaker: row.speaker, role: row.role, content: row.content, occurredAt: row.occurredAt });
+
+/** Adds to each episode a share of its session's score (its best episodes, decaying): evidence clusters in the sessions that match. */
+function boostBySession(values: Map<number, number>, rows: Map<number, EpisodeLine>): void {
+  const bySession = new Map<string, number[]>();
+  for (const [id, value] of values) {
+    const session = rows.get(id)!.sessionId;
+    bySession.set(session, [...(bySession.get(session) ?? []), value]);
+  }
+  const sessionScore = new Map([...bySession].map(([session, list]) => [session, list.sort((a, b) => b - a).reduce((sum, v, i) => sum + v * EPISODE_WEIGHTS.sessionDecay ** i, 0)]));
+  for (const [id, value] of values) values.set(id, value + EPISODE_WEIGHTS.sessionBoost * sessionScore.get(rows.get(id)!.sessionId)!);
+}
 
 /** The names of the nodes the first hits mention and of their neighbours in the graph. */
 function graphNames(store: Store, nodeIds: string[], options: EpisodeGatherOptions): Set<string> {
