@@ -5,6 +5,7 @@ import { runContextBench } from "../../bench/context.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { chooseTiers, ensureStaticTableNoisily, loadStaticEmbedder } from "../../gllam/open.ts";
 import { globalArgs, settingsOf } from "../context.ts";
+import { benchDatasetArgs } from "./bench-retrieval.ts";
 
 export const benchContextCommand = defineCommand({
   meta: {
@@ -12,10 +13,8 @@ export const benchContextCommand = defineCommand({
     description: "Evidence recall of the assembled context at a token budget on LoCoMo (evidence turns) or LongMemEval_S (evidence sessions), with context size and assembly time",
   },
   args: {
-    dataset: { type: "string", description: "locomo | longmemeval", required: true, valueHint: "name" },
-    data: { type: "string", description: "The benchmark's JSON file", required: true, valueHint: "path" },
+    ...benchDatasetArgs,
     budget: { type: "string", description: "Context budget in tokens (characters / 4; default 1500)", valueHint: "tokens" },
-    json: { type: "string", description: "Also write the figures as JSON here", valueHint: "path" },
     limit: { type: "string", description: "Only the first N conversations / questions", valueHint: "n" },
     "one-database": { type: "boolean", description: "Ingest every conversation / haystack into one database (latency at scale; the others' turns become distractors)" },
     ...globalArgs,
