@@ -78,15 +78,14 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
   for (const { hit, value } of vectorRanking(store, firstSearch)) offer(hit, value * W.semanticWeight);
   const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
   const mentionedNodeIds = nodesMentionedBy(store.dbRO(), seeds);
-  const extra = expansionTerms(
-    query,
-    first.slice(0, W.seeds).map((hit) => hit.content),
-    [...graphNames(store, mentionedNodeIds, options)],
-  );
+  // The second round runs when the graph names what the first hits mention, or the question joins
+  // several things; the first hits' shared words alone added nothing on the dev sets (and cost a search).
+  const names = [...graphNames(store, mentionedNodeIds, options)];
+  const extra = names.length > 0 || options.multiHop ? expansionTerms(query, first.slice(0, W.seeds).map((hit) => hit.content), names) : [];
   if (extra.length > 0) {
     searches++;
     const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...lexical, k: W.second })).hits;
-    for (const { hit, value } of normalised(hits)) offer(hit, value * W.secondWeight * (options.multiHop ? 1.2 : 1));
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.secondWeight);
   }
 
   addNeighbours(store, options, values, rows);
