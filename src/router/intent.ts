@@ -74,9 +74,6 @@ export function classifyIntent(query: string): QueryIntent {
   return { intents, interrogative, entities };
 }
 
-/** Whether the query carries a date expression ("last May", "2023", "two weeks ago"). */
-export const hasDateExpression = (query: string): boolean => DATE_EXPRESSION.test(query);
-
 /** Runs of one to three words of the query, not all stop words: the phrases that may name an entity. */
 export function queryPhrases(query: string, longest = 3): string[] {
   const words = query.split(/[^\p{L}\p{N}'’&.-]+/u).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").replace(/['’]s$/u, "")).filter(Boolean);

@@ -48,6 +48,8 @@ export type AssembledContext = {
   items: AssembledItem[];
   /** Candidates that did not fit or repeated text already in. */
   dropped: number;
+  /** Episode searches run (the first, one per date window, the second round). */
+  searches: number;
   /** Entities the caller named that have no node in the scope (capitalised words of the query may be none). */
   unresolvedEntities: string[];
   elapsedMs: number;
@@ -120,6 +122,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
     markdown,
     items: chosen.map((item) => ({ key: item.key, section: item.section, value: Math.round(item.value * 1000) / 1000, tokens: estimateTokens(`${item.text}\n`), ...(item.episodeId === undefined ? {} : { episodeId: item.episodeId }) })),
     dropped: candidates.length - chosen.length,
+    searches: episodes.searches,
     unresolvedEntities: explicit.unresolved,
     elapsedMs: Math.round((performance.now() - started) * 100) / 100,
   };
