@@ -41,7 +41,8 @@ const QUESTION_WORDS = new Set(["what", "when", "where", "who", "whom", "whose",
 /** Quoted phrases, then runs of capitalised words (not opening a sentence, not question or stop words). */
 export function detectEntities(query: string): string[] {
   const found: string[] = [];
-  for (const match of query.matchAll(/["“']([^"”']{2,60})["”']/g)) found.push(match[1]!.trim());
+  // Double quotes anywhere; single quotes only around words (an apostrophe in "Ann's" opens nothing).
+  for (const match of query.matchAll(/["“]([^"”]{2,60})["”]|(?:^|\s)['‘]([^'’]{2,60})['’](?=[\s?.!,;:]|$)/g)) found.push((match[1] ?? match[2])!.trim());
   const unquoted = query.replace(/["“][^"”]*["”]/g, " ");
   for (const sentence of unquoted.split(/[.?!;:]\s+|\n/)) {
     const words = sentence.split(/\s+/).filter(Boolean);

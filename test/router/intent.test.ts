@@ -39,6 +39,8 @@ describe("detectEntities", () => {
     ["What did Caroline say about New York City?", ["Caroline", "New York City"]],
     ["When did Melanie's son visit?", ["Melanie"]],
     ['What is "the red book" about?', ["the red book"]],
+    ["Did Ann read 'Dune' twice?", ["Dune", "Ann"]],
+    ["What are Ann's cat and Bo's dog called?", ["Ann", "Bo"]],
     ["Is it true that Caddy binds to Tailscale?", ["Caddy", "Tailscale"]],
     ["What happened in May 2023?", []],
     ["How do I deploy caddy?", []],
