@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ingest the benchmark (one scope per LoCoMo conversation / LongMemEval haystack) into OUT/memory.db,
+# Ingest the benchmark (one scope per LoCoMo conversation / LongMemEval haystack / BEAM chat) into OUT/memory.db,
 # then `gllam extract` each scope with the STRONG model MODEL. Resumable: ingest adds nothing twice
 # and extract skips the sessions it already extracted.
 # shellcheck source=bench/qa/lib.sh disable=SC2016 # jq programs are single-quoted on purpose
@@ -11,7 +11,9 @@ trap 'rm -rf "$tmp"' EXIT
 done_count=0
 for scope in "${scopes[@]}"; do
   unit="$tmp/unit.json"
-  if [[ "$DATASET" == locomo ]]; then
+  if [[ "$DATASET" == beam ]]; then
+    cp "$DATA/${scope#beam-}/chat.json" "$unit"
+  elif [[ "$DATASET" == locomo ]]; then
     jq --arg s "$scope" '[.[] | select(.sample_id == $s)]' "$DATA" >"$unit"
   else
     jq --arg s "$scope" '[.[] | select(.question_id == $s)]' "$DATA" >"$unit"

@@ -19,6 +19,7 @@ auth=()
 prompt='You are a strict grader of answers to questions about a conversation. Compare the ANSWER with the GOLD answer.
 PASS only when the answer states the same facts as the gold answer (same dates, names and numbers; wording may differ; extra correct detail is fine).
 When the gold says the conversation does not mention it (adversarial or abstention), PASS only when the answer says it does not know.
+When the gold lists rubric points, PASS only when the answer meets every one.
 FAIL otherwise. Reply with one line: PASS: <reason> or FAIL: <reason>.'
 total=$(wc -l <"$results")
 done_count=0

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tinyLocomo } from "../fixtures/tiny-locomo.ts";
+import { devDataPath } from "../fuzz/dev-data.ts";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
 
@@ -30,9 +31,9 @@ beforeAll(async () => {
 });
 afterAll(() => stub.stop());
 
-async function run(script: string) {
+async function run(script: string, env: Record<string, string> = { DATASET: "locomo", DATA: join(dir, "locomo.json"), OUT: out }) {
   const proc = Bun.spawn(["bash", join(REPO_ROOT, "bench/qa", script)], {
-    env: { ...process.env, DATASET: "locomo", DATA: join(dir, "locomo.json"), MODEL: "stub-model", OUT: out, STRONG_TEXT_SERVER: stub.url },
+    env: { ...process.env, MODEL: "stub-model", STRONG_TEXT_SERVER: stub.url, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -79,4 +80,20 @@ test.skipIf(tools.length > 0)("the QA pipeline runs end to end against the stub 
   expect((await run("run_eval.sh")).code).toBe(0);
   expect((await run("run_grade.sh")).code).toBe(0);
   expect(stub.stats().requests).toBe(before);
+});
+
+const beam = devDataPath("beam", "100K");
+test.skipIf(tools.length > 0 || !beam)("BEAM: one scope per chat, its probing questions by ability, graded with their rubric", async () => {
+  const beamOut = join(dir, "beam");
+  const all = await run("run_all.sh", { DATASET: "beam", DATA: beam!, OUT: beamOut, LIMIT: "3" });
+  expect(all.stderr).toBe("");
+  expect(all.code).toBe(0);
+  expect(all.stdout).toContain("extracted 1 scope(s)");
+  expect(all.stdout).toContain("answered 3 question(s)");
+  // The stub's default verdict is no verdict: every answer fails, and says why.
+  expect(all.stdout).toContain("accuracy 0/3 = 0\n  abstention: 0/2 = 0\n  contradiction_resolution: 0/1 = 0\n");
+  const graded = readFileSync(join(beamOut, "graded_stub-model.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  expect(graded[2]).toMatchObject({ id: "beam-1:contradiction_resolution:0", scope: "beam-1", gold: expect.stringContaining("rubric: "), verdict: "FAIL" });
+  const judged = stub.requests.filter((r) => r.lastUser.startsWith("QUESTION:")).at(-1)!;
+  expect(judged.lastUser).toContain("rubric: LLM response should state: there is contradictory information");
 });
