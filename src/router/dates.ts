@@ -91,3 +91,23 @@ export function resolveDateExpressions(query: string, anchor: number): DateWindo
   });
   return windows;
 }
+
+/** "two weeks before the trip": a span before or after an event the query names, to be dated by memory. */
+export type EventRelativeExpression = { expression: string; count: number; unit: string; direction: "before" | "after"; event: string };
+
+export function findEventRelativeExpressions(query: string): EventRelativeExpression[] {
+  const re = new RegExp(`\\b(\\d+|${Object.keys(NUMBER_WORDS).join("|")})\\s+(?:few\\s+)?${UNIT}\\s+(before|after)\\s+(?:the\\s+|my\\s+|our\\s+|his\\s+|her\\s+|their\\s+)?([^?.,!;]+)`, "gi");
+  return [...query.matchAll(re)].map((m) => ({
+    expression: m[0].trim(),
+    count: /^\d+$/.test(m[1]!) ? Number(m[1]) : NUMBER_WORDS[m[1]!.toLowerCase()]!,
+    unit: m[2]!.toLowerCase(),
+    direction: m[3]!.toLowerCase() as "before" | "after",
+    event: m[4]!.trim(),
+  }));
+}
+
+/** The window an event-relative expression means once the event is dated: the unit around the shifted date. */
+export function windowAroundEvent(expression: EventRelativeExpression, eventAt: number): DateWindow {
+  const at = shift(eventAt, expression.unit, expression.direction === "before" ? -expression.count : expression.count);
+  return unitWindow(expression.unit, at, expression.expression);
+}

@@ -12,6 +12,7 @@ import type { EmbeddingTiers } from "../retrieval/search-episodes.ts";
 import { estimateTokens, packContext, renderSections, type ContextItem, type Section } from "./budget.ts";
 import { resolveDateExpressions, type DateWindow } from "./dates.ts";
 import { gatherEpisodes } from "./episodes.ts";
+import { dateEventExpressions } from "./event-dates.ts";
 import { formatContextHeader } from "./format.ts";
 import { classifyIntent, queryPhrases, type QueryIntent } from "./intent.ts";
 import { factItems, pathItems, procedureItems, timelineItems, type Focus, type KnowledgeOptions } from "./knowledge.ts";
@@ -38,7 +39,7 @@ export type AssembledContext = {
   query: string;
   scope: string;
   intent: QueryIntent;
-  /** Date expressions of the query, resolved against the conversation's latest date. */
+  /** Date expressions of the query, resolved against the conversation's latest date ("two weeks before the trip": against the trip's date in memory). */
   dateWindows: DateWindow[];
   budget: number;
   /** Estimated tokens of `markdown` (characters / 4, rounded up per piece). */
@@ -83,7 +84,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
   const scope = parseScope(options.scope);
   const intent = classifyIntent(text);
   const anchor = latestEpisodeTime(store.dbRO(), scope, options.asOf) ?? options.asOf ?? Date.now();
-  const dateWindows = resolveDateExpressions(text, anchor);
+  const dateWindows = [...resolveDateExpressions(text, anchor), ...(await dateEventExpressions(store, tiers, text, { scope, asOf: options.asOf }))];
   const maxChars = Math.min(MAX_EPISODE_CHARS, Math.floor((budget * 4) / 8));
 
   const explicit = resolveFocus(store, options.entities ?? [], scope);

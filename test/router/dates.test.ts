@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { resolveDateExpressions } from "../../src/router/dates.ts";
+import { findEventRelativeExpressions, resolveDateExpressions, windowAroundEvent } from "../../src/router/dates.ts";
 
 // The conversation's latest date: Wednesday 2023-08-16.
 const ANCHOR = Date.parse("2023-08-16T15:00:00Z");
@@ -34,4 +34,13 @@ test.each<[string, string[][]]>([
 
 test("several expressions give several windows", () => {
   expect(windows("between last May and 2023-08-01").map(([e]) => e)).toEqual(["2023-08-01", "last may"]);
+});
+
+test("event-relative expressions are found, then dated by the event", () => {
+  const [found] = findEventRelativeExpressions("What did Ann buy two weeks before the wedding in Lisbon?");
+  expect(found).toEqual({ expression: "two weeks before the wedding in Lisbon", count: 2, unit: "week", direction: "before", event: "wedding in Lisbon" });
+  const window = windowAroundEvent(found!, Date.parse("2023-08-10T00:00:00Z"));
+  expect([day(window.start), day(window.end - 1)]).toEqual(["2023-07-17", "2023-08-06"]);
+  expect(findEventRelativeExpressions("3 days after my surgery").map((e) => [e.count, e.unit, e.direction, e.event])).toEqual([[3, "day", "after", "surgery"]]);
+  expect(findEventRelativeExpressions("what happened before the trip")).toEqual([]);
 });

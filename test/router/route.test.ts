@@ -55,6 +55,12 @@ describe("routeAndAssemble", () => {
     expect(context.markdown).toMatch(new RegExp(`\\[e${first.episodeId} #\\d+\\] Ann: I booked the Lisbon trip`));
   });
 
+  test("a span before an event is dated by the turn that names it", async () => {
+    const context = await gllam.routeAndAssemble("What did Bo say two months before the wedding speech?");
+    const windows = context.dateWindows.map((w) => [w.expression, new Date(w.start).toISOString().slice(0, 10), new Date(w.end - 1).toISOString().slice(0, 10)]);
+    expect(windows).toEqual([["two months before the wedding speech", "2023-06-01", "2023-06-30"]]);
+  });
+
   test("asOf leaves out what happened after it", async () => {
     const context = await gllam.routeAndAssemble("pottery and the wedding speech", { asOf: at("2023-06-01") });
     expect(context.markdown).not.toContain("session s2");
