@@ -111,7 +111,8 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
 
   const header = formatContextHeader(text, intent, dateWindows, budget);
   const { chosen } = packContext(candidates, budget, estimateTokens(header));
-  const body = chosen.length > 0 ? renderSections(chosen) : "\n_Nothing in memory matches this query._\n";
+  // "Nothing matches" only when memory had nothing to offer (a budget too small for any item is not that).
+  const body = candidates.length > 0 ? renderSections(chosen) : "\n_Nothing in memory matches this query._\n";
   const markdown = header + body;
   return {
     query: text,
