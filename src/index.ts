@@ -50,6 +50,10 @@ export type { SleepCycleOptions, SleepCycleReport, SleepStep } from "./maintenan
 export type { ReembedOptions, ReembedProgress, ReembedReport } from "./maintenance/reembed.ts";
 export type { RecallOptions, RecallResult } from "./retrieval/recall.ts";
 export { formatRecallMarkdown } from "./retrieval/format.ts";
+export type { AssembledContext, AssembledItem, RouteOptions } from "./router/route.ts";
+export { classifyIntent, INTENT_RULES, type Intent, type QueryIntent } from "./router/intent.ts";
+export { resolveDateExpressions, type DateWindow } from "./router/dates.ts";
+export { estimateTokens, packContext, type ContextItem } from "./router/budget.ts";
 export * from "./memory/types.ts";
 export { parseDomain, parseProblem, SUPPORTED_REQUIREMENTS } from "./planning/parser.ts";
 export { writeDomain, writeProblem } from "./planning/writer.ts";

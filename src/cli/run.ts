@@ -1,7 +1,9 @@
 import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { version } from "../../package.json";
 import { findUnknownFlag, GLOBAL_VALUE_FLAGS, normalizeArgv, withDefaultFlags } from "./argv.ts";
+import { askCommand } from "./commands/ask.ts";
 import { backupCommand } from "./commands/backup.ts";
+import { contextCommand } from "./commands/context.ts";
 import { benchCommand } from "./commands/bench.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
@@ -37,6 +39,8 @@ const subCommands: Record<string, AnyCommand> = {
   bench: benchCommand,
   fact: factCommand,
   extract: extractCommand,
+  context: contextCommand,
+  ask: askCommand,
   path: pathCommand,
   forget: forgetCommand,
   trust: trustCommand,

@@ -28,6 +28,8 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
+import { routeAndAssemble, type AssembledContext, type RouteOptions } from "../router/route.ts";
+import { askFromContext, type AskResult } from "../router/ask.ts";
 import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
@@ -833,6 +835,21 @@ export class Gllam {
 
   async recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, await this.#readTiers(), query, options);
+  }
+
+  /** Seed: RouteAndAssemble. The query's intent decides what is pulled; the result is cited Markdown within the token budget. */
+  async routeAndAssemble(query: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AssembledContext> {
+    return routeAndAssemble(this.store, await this.#readTiers(), query, { ...options, pddlDomainsDir: this.pddlDomainsDir });
+  }
+
+  /**
+   * `gllam ask`: the STRONG model answers from the assembled context, with citations, or says it
+   * does not know. Without an LLM configured it is E_CONFIG, saying how to name one.
+   */
+  async ask(question: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AskResult> {
+    const llm = this.llm.strong;
+    if (!llm) throw new GllamError("E_CONFIG", "ask needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
+    return askFromContext(llm, question, await this.routeAndAssemble(question, options), () => this.llm.usage().strong);
   }
 
   // ---------------------------------------------------------------- procedural and planning

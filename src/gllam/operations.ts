@@ -14,6 +14,7 @@ import {
   sessions,
   sourceTrust,
 } from "./operations/browse.ts";
+import { ask, context } from "./operations/context.ts";
 import { extract, importFactsOperation } from "./operations/extraction.ts";
 import { addFact, factHistory, facts, forget } from "./operations/facts.ts";
 import { recall, remember } from "./operations/memory.ts";
@@ -21,7 +22,9 @@ import { plan, stats } from "./operations/tools.ts";
 
 export {
   addFact,
+  ask,
   backup,
+  context,
   contradictions,
   doctor,
   episodeDensity,
@@ -48,6 +51,8 @@ export {
 export const OPERATIONS: readonly Operation[] = [
   remember,
   recall,
+  context,
+  ask,
   addFact,
   facts,
   factHistory,

@@ -209,3 +209,22 @@ export function findNearMissNodes(store: Store, name: string, scopeInput?: strin
     return node ? [{ id, name: node.name, type: node.type, matched }] : [];
   });
 }
+
+/**
+ * The nodes whose name or alias is one of the phrases (normalised keys, indexed lookups), in the
+ * order of the phrases: how a query's words find the entities it names, capitalised or not.
+ */
+export function findNodesByPhrases(store: Store, phrases: readonly string[], scopeInput?: string): SemanticNode[] {
+  const scope = parseScope(scopeInput);
+  const keys = [...new Set(phrases.map(normalizeEntityName).filter(Boolean))];
+  if (keys.length === 0) return [];
+  const rows = store
+    .dbRO()
+    .query<{ key: string; id: string }, [string, string]>(
+      "SELECT k.value AS key, n.node_id AS id FROM json_each(?2) k JOIN semantic_node_names n ON n.scope = ?1 AND n.name_key = k.value ORDER BY k.key, n.node_id",
+    )
+    .all(scope, JSON.stringify(keys));
+  const ids = [...new Set(rows.map((row) => row.id))];
+  const byId = new Map(readNodes(store, ids, scope).map((node) => [node.id, node]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

@@ -3,6 +3,7 @@ import { extractBenchCommand } from "../../bench/extract.ts";
 import { graphBenchCommand } from "../../bench/graph.ts";
 import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
+import { benchContextCommand } from "./bench-context.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
 import { benchScaleCommand } from "./bench-scale.ts";
@@ -13,6 +14,7 @@ import { benchScaleCommand } from "./bench-scale.ts";
  */
 export const benchSubCommands: Record<string, CommandDef<any>> = {
   retrieval: benchRetrievalCommand,
+  context: benchContextCommand,
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,

@@ -7,6 +7,8 @@
 import type { Operation } from "../../gllam/operation.ts";
 import {
   addFact,
+  ask,
+  context,
   contradictions,
   episodeDensity,
   facts,
@@ -57,6 +59,8 @@ const forgetRoute = (kind: "node" | "link" | "source" | "episode" | "session", p
 export const ROUTES: readonly Route[] = [
   { method: "POST", path: "/v1/episodes", operation: remember, body: { rename: { episodes: "turns" } } },
   { method: "POST", path: "/v1/recall", operation: recall, body: {} },
+  { method: "POST", path: "/v1/context", operation: context, body: {} },
+  { method: "POST", path: "/v1/ask", operation: ask, body: {} },
   { method: "POST", path: "/v1/facts", operation: addFact, body: {} },
   { method: "GET", path: "/v1/nodes/{id}/facts", operation: facts, params: { id: "node" }, query: ["as_of", "known_at", "scope"] },
   { method: "GET", path: "/v1/nodes/{id}/history", operation: factHistory, params: { id: "subject" }, query: ["relationship", "scope"] },

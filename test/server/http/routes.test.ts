@@ -36,6 +36,14 @@ describe("gllam serve routes", () => {
     const markdown = await call(served, "POST", "/v1/recall", { query: "TLS certificates" }, { accept: "text/markdown" });
     expect(markdown.headers.get("content-type")).toContain("text/markdown");
     expect(markdown.text).toContain("Caddy renews the TLS certificates by itself");
+
+    const context = await call(served, "POST", "/v1/context", { query: "who renews the TLS certificates?", budget: 200 });
+    expect(context.status).toBe(200);
+    expect(context.json.markdown).toContain("Caddy renews the TLS certificates by itself");
+    expect(context.json.tokens).toBeLessThanOrEqual(200);
+    // No LLM is configured: ask says how to configure one instead of failing obscurely.
+    const asked = await call(served, "POST", "/v1/ask", { question: "who renews the TLS certificates?" });
+    expect(asked.json.error.code).toBe("E_CONFIG");
   });
 
   test("POST /v1/facts records a fact; GET /v1/nodes/{id}/facts and /history read it, with as_of and known_at", async () => {
