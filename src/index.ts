@@ -50,6 +50,10 @@ export type { SleepCycleOptions, SleepCycleReport, SleepStep } from "./maintenan
 export type { ReembedOptions, ReembedProgress, ReembedReport } from "./maintenance/reembed.ts";
 export type { RecallOptions, RecallResult } from "./retrieval/recall.ts";
 export { formatRecallMarkdown } from "./retrieval/format.ts";
+export type { AssembledContext, AssembledItem, RouteOptions } from "./router/route.ts";
+export { classifyIntent, INTENT_RULES, type Intent, type QueryIntent } from "./router/intent.ts";
+export { resolveDateExpressions, type DateWindow } from "./router/dates.ts";
+export { estimateTokens, packContext, type ContextItem } from "./router/budget.ts";
 export * from "./memory/types.ts";
 export { parseDomain, parseProblem, SUPPORTED_REQUIREMENTS } from "./planning/parser.ts";
 export { writeDomain, writeProblem } from "./planning/writer.ts";
@@ -67,3 +71,17 @@ export type { UpsertProcedureResult } from "./procedural/procedures.ts";
 export { openGllam, withGllam, GllamSettingsSchema, type GllamSettings, type OpenMode } from "./gllam/open.ts";
 export { OPERATIONS } from "./gllam/operations.ts";
 export { parseOperationInput, runOperation, type Operation } from "./gllam/operation.ts";
+export { LlmLayer, LlmClient, type ChatMessage, type LlmUsage } from "./llm/client.ts";
+export { resolveLlmEndpoints, OPENROUTER_BASE_URL, type LlmEndpoint, type LlmRole, type LlmSettings } from "./llm/endpoints.ts";
+export { createLlmFallacyJudge, createLlmCategorizer, createLlmCaveatSummariser } from "./llm/judges.ts";
+export {
+  getIngestionSteeringPrompt,
+  determineDocumentIngestionStrategy,
+  registerCustomDocumentTypeRule,
+  registerRepositoryContextDirective,
+  type IngestionStrategy,
+  type CustomDocumentTypeRule,
+  type RepositoryContextDirective,
+} from "./config/registries.ts";
+export type { ExtractOptions, ExtractReport, ExtractProgress, SessionOutcome } from "./extraction/extract.ts";
+export type { FactImportReport } from "./extraction/import-facts.ts";

@@ -20,3 +20,6 @@ export async function reportBenchResult(result: unknown, jsonPath: string | unde
   if (jsonPath) await Bun.write(jsonPath, `${text}\n`);
   console.log(text);
 }
+
+/** This executable, to start again as another process: the compiled binary itself, or bun with the CLI entry point. */
+export const selfCommand = (): string[] => (import.meta.url.includes("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main]);

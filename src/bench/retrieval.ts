@@ -86,8 +86,9 @@ export const TIER_VARIANTS: Record<string, Partial<SearchTuning>> = {
 
 const LOCOMO_CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
 
-type Question = { text: string; group: string; relevant: Set<string> };
-type Scenario = { unit: IngestUnit; questions: Question[]; docOf(episode: { sessionId: string; metadata: Record<string, unknown> }): string };
+export type BenchQuestion = { text: string; group: string; relevant: Set<string> };
+/** One database's worth of a benchmark: what to ingest, the questions on it, and which document (turn or session) each episode is. */
+export type BenchScenario = { unit: IngestUnit; questions: BenchQuestion[]; docOf(episode: { sessionId: string; metadata: Record<string, unknown> }): string };
 /** Wall times, and CPU times (what the figures would be on an idle machine; the pool is idle while they are taken). */
 type Timing = { ingestTurns: number; ingestSeconds: number; ingestCpuSeconds: number; latencies: number[]; cpuLatencies: number[]; searchLatencies: number[] };
 
@@ -98,7 +99,7 @@ const cpuMs = (since?: NodeJS.CpuUsage) => {
 
 export const defaultVectorCachePath = () => join(homedir(), ".cache", "gllam", "vector-cache.sqlite");
 
-function locomoScenarios(data: unknown, file: string): Scenario[] {
+function locomoScenarios(data: unknown, file: string): BenchScenario[] {
   const units = collectUnits(parseLocomo(data, { file }));
   const samples = data as { sample_id: string; qa: { question: string; evidence?: string[]; category: number }[] }[];
   return units.map((unit) => {
@@ -114,7 +115,7 @@ function locomoScenarios(data: unknown, file: string): Scenario[] {
   });
 }
 
-function longMemEvalScenarios(data: unknown, file: string): Scenario[] {
+function longMemEvalScenarios(data: unknown, file: string): BenchScenario[] {
   const questions = data as { question_id: string; question_type: string; question: string; answer_session_ids: string[] }[];
   const units = collectUnits(parseLongMemEval(data, { file }));
   return units.flatMap((unit) => {
@@ -163,12 +164,27 @@ async function measureEmbedThroughput(pool: Embedder, texts: string[]): Promise<
   return texts.length / ((performance.now() - started) / 1000);
 }
 
-export async function runRetrievalBench(options: RetrievalBenchOptions): Promise<RetrievalBenchResult> {
+/** The benchmark file's scenarios (LoCoMo: one per conversation; LongMemEval: one per question's haystack), the first `limit`. */
+export async function loadBenchScenarios(options: { dataset: "locomo" | "longmemeval"; data: string; limit?: number }): Promise<BenchScenario[]> {
   const text = await Bun.file(options.data).text().catch(() => {
     throw new GllamError("E_NOT_FOUND", `cannot read benchmark data ${options.data}`);
   });
   const data = parseJsonText(text, options.data);
-  const scenarios = (options.dataset === "locomo" ? locomoScenarios(data, options.data) : longMemEvalScenarios(data, options.data)).slice(0, options.limit ?? Infinity);
+  return (options.dataset === "locomo" ? locomoScenarios(data, options.data) : longMemEvalScenarios(data, options.data)).slice(0, options.limit ?? Infinity);
+}
+
+/** Model vectors for a scenario just written (none without a model tier), and each episode's document id. */
+export async function fillScenario(gllam: Gllam, scenario: BenchScenario, vectorEmbedder: Embedder | undefined, workers: number): Promise<Map<number, string>> {
+  if (vectorEmbedder) {
+    const filler = startVectorFiller(gllam.store, vectorEmbedder, { concurrency: workers, batchSize: 128 });
+    await filler.waitForEmbeddings();
+    await filler.stop();
+  }
+  return new Map(gllam.getRecentEpisodes(100_000).map((e) => [e.id, scenario.docOf(e)]));
+}
+
+export async function runRetrievalBench(options: RetrievalBenchOptions): Promise<RetrievalBenchResult> {
+  const scenarios = await loadBenchScenarios(options);
   const dense = options.dense !== false;
   const workers = options.workers ?? 2;
   const model = dense ? options.embedder : undefined;
@@ -195,12 +211,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions): Promise
         timing.ingestSeconds += (performance.now() - started) / 1000;
         timing.ingestCpuSeconds += cpuMs(cpuStart) / 1000;
         timing.ingestTurns += scenario.unit.episodes.length;
-        if (vectorEmbedder) {
-          const filler = startVectorFiller(gllam.store, vectorEmbedder, { concurrency: workers, batchSize: 128 });
-          await filler.waitForEmbeddings();
-          await filler.stop();
-        }
-        const docOf = new Map(gllam.getRecentEpisodes(100_000).map((e) => [e.id, scenario.docOf(e)]));
+        const docOf = await fillScenario(gllam, scenario, vectorEmbedder, workers);
         const depth = options.dataset === "locomo" ? 20 : 100;
         for (const question of scenario.questions) {
           const started = performance.now();

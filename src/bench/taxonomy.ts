@@ -15,7 +15,7 @@ import { readNode } from "../semantic/nodes.ts";
 import { countNodesByTaxonomyPrefix, getNodesByTaxonomyPrefix } from "../semantic/taxonomy.ts";
 import { noEmbedder } from "./graph.ts";
 import { percentile, round } from "./metrics.ts";
-import { benchOutputArgs, intArg, reportBenchResult } from "./args.ts";
+import { benchOutputArgs, intArg, reportBenchResult, selfCommand } from "./args.ts";
 import { seededRandom } from "./random.ts";
 
 const FROM = "/Bench/Legacy/DBs";
@@ -40,9 +40,6 @@ export type TaxonomyBenchResult = {
 };
 
 type ReaderResult = { queries: number; busy: number; p50: number; p99: number; max: number };
-
-/** This executable: the compiled binary itself, or bun with the CLI entry point. */
-const selfCommand = () => (import.meta.url.includes("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main]);
 
 /** Builds the file: the branch (N nodes in KINDS sub-categories), N/10 already at the target, N/10 elsewhere. */
 async function buildTaxonomy(path: string, nodes: number, log: (line: string) => void): Promise<void> {

@@ -4,7 +4,7 @@
  * so every command parses them the same way.
  */
 
-export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--embedder", "--config", "--busy-timeout"];
+export const GLOBAL_VALUE_FLAGS = ["--db", "--embeddings-server", "--embedder", "--config", "--busy-timeout", "--llm-server", "--llm-model"];
 
 export function normalizeArgv(argv: string[]): string[] {
   const args = [...argv];

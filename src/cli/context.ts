@@ -1,4 +1,7 @@
+import * as v from "valibot";
 import { parseScope } from "../memory/parse.ts";
+import { IntegerSchema } from "../gllam/operation.ts";
+import { GllamError } from "../gllam/types.ts";
 import type { Gllam } from "../gllam/gllam.ts";
 import { DEFAULT_EMBEDDER, withGllam, type GllamSettings, type OpenMode } from "../gllam/open.ts";
 import { sameSettings, type GllamSession } from "../gllam/session.ts";
@@ -22,6 +25,12 @@ export const globalArgs = {
     description: "Seconds a write waits while another process writes to the file, then fails (default: $GLLAM_BUSY_TIMEOUT, else 60)",
     valueHint: "seconds",
   },
+  "llm-server": {
+    type: "string",
+    description: "OpenAI-compatible LLM server for both roles (default: $STRONG_TEXT_SERVER / $FAST_TEXT_SERVER, else the config's llm entry)",
+    valueHint: "url",
+  },
+  "llm-model": { type: "string", description: "LLM model for both roles (default: $STRONG_LLM_MODEL / $FAST_LLM_MODEL)", valueHint: "name" },
   debug: { type: "boolean", description: "Print stack traces on errors" },
 } as const;
 
@@ -34,7 +43,16 @@ export const scopeArg = { type: "string", description: "Memory scope (default: d
 /** The --scope flag's value as every layer reads it (ScopeSchema: trimmed, checked), or an error naming --scope. */
 export const scopeOf = (args: { scope?: string }): string => parseScope(args.scope, "--scope");
 
-export type GlobalArgs = { db?: string; "embeddings-server"?: string; embedder?: string; config?: string; "busy-timeout"?: string; debug?: boolean };
+export type GlobalArgs = {
+  db?: string;
+  "embeddings-server"?: string;
+  embedder?: string;
+  config?: string;
+  "busy-timeout"?: string;
+  "llm-server"?: string;
+  "llm-model"?: string;
+  debug?: boolean;
+};
 
 /** The settings the global flags give (the environment and defaults fill the rest when memory opens). */
 export const settingsOf = (args: GlobalArgs): GllamSettings => ({
@@ -43,6 +61,8 @@ export const settingsOf = (args: GlobalArgs): GllamSettings => ({
   embedder: args.embedder,
   config: args.config,
   busyTimeout: args["busy-timeout"],
+  llmServer: args["llm-server"],
+  llmModel: args["llm-model"],
 });
 
 /** The REPL's session while it runs: commands with its settings use its open memory. */
@@ -61,4 +81,19 @@ export async function withEngine<T>(args: GlobalArgs, mode: OpenMode, fn: (gllam
   const settings = settingsOf(args);
   if (activeSession && sameSettings(settings, activeSession.settings)) return fn(await activeSession.open(mode));
   return withGllam(settings, mode, fn, activeSession?.notices);
+}
+
+/** --workers of the long-running faces (gllam mcp, gllam serve): background workers giving remembered episodes their model vectors. */
+export const backgroundWorkersArg = {
+  type: "string",
+  description: "Background workers giving remembered episodes their model vectors (default 1; 0 for none)",
+  valueHint: "n",
+} as const;
+
+/** An integer flag in [min, max] as given on the command line, or E_BAD_INPUT naming the flag. */
+export function integerFlag(text: string | undefined, fallback: number, flag: string, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const result = v.safeParse(IntegerSchema(min, max), Number(text));
+  if (!result.success) throw new GllamError("E_BAD_INPUT", `invalid ${flag} "${text}": ${result.issues[0].message}`);
+  return result.output;
 }

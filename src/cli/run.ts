@@ -1,13 +1,17 @@
 import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { version } from "../../package.json";
 import { findUnknownFlag, GLOBAL_VALUE_FLAGS, normalizeArgv, withDefaultFlags } from "./argv.ts";
+import { askCommand } from "./commands/ask.ts";
 import { backupCommand } from "./commands/backup.ts";
+import { contextCommand } from "./commands/context.ts";
 import { benchCommand } from "./commands/bench.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
+import { extractCommand } from "./commands/extract.ts";
 import { factCommand } from "./commands/fact.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { importCommand } from "./commands/import.ts";
+import { mcpCommand } from "./commands/mcp.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { pathCommand } from "./commands/path.ts";
 import { planCommand } from "./commands/plan.ts";
@@ -15,6 +19,7 @@ import { recallCommand } from "./commands/recall.ts";
 import { reembedCommand } from "./commands/reembed.ts";
 import { replCommand } from "./commands/repl.ts";
 import { seedCommand } from "./commands/seed.ts";
+import { serveCommand } from "./commands/serve.ts";
 import { sleepCommand } from "./commands/sleep.ts";
 import { statsCommand } from "./commands/stats.ts";
 import { taxonomyCommand } from "./commands/taxonomy.ts";
@@ -33,6 +38,9 @@ const subCommands: Record<string, AnyCommand> = {
   stats: statsCommand,
   bench: benchCommand,
   fact: factCommand,
+  extract: extractCommand,
+  context: contextCommand,
+  ask: askCommand,
   path: pathCommand,
   forget: forgetCommand,
   trust: trustCommand,
@@ -40,10 +48,12 @@ const subCommands: Record<string, AnyCommand> = {
   sleep: sleepCommand,
   taxonomy: taxonomyCommand,
   repl: replCommand,
+  mcp: mcpCommand,
   export: exportCommand,
   import: importCommand,
   backup: backupCommand,
   doctor: doctorCommand,
+  serve: serveCommand,
 };
 
 export const mainCommand = defineCommand({

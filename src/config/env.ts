@@ -28,7 +28,7 @@ export const BusyTimeoutSecondsSchema = v.pipe(
 
 /**
  * The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY /
- * GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT / GLLAM_CHECKPOINTS).
+ * LLM_API_KEY / GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT / GLLAM_CHECKPOINTS).
  */
 export const EnvSchema = v.object({
   DATABASE_PATH: OptionalText,
@@ -40,6 +40,8 @@ export const EnvSchema = v.object({
   FAST_TEXT_SERVER: OptionalUrl,
   FAST_LLM_MODEL: OptionalText,
   OPENROUTER_API_KEY: OptionalText,
+  /** Bearer key for an LLM server other than OpenRouter (OpenAI, a vLLM started with --api-key). */
+  LLM_API_KEY: OptionalText,
   FAST_DOWNWARD: OptionalText,
   GLLAM_CONFIG: OptionalText,
   GLLAM_EMBEDDER: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), EmbedderNameSchema)),

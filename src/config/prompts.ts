@@ -50,7 +50,31 @@ const IngestionStrategySchema = v.strictObject({
   max_revision_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
+const LlmRoleConfigSchema = v.strictObject({ server: v.optional(v.pipe(v.string(), v.url())), model: v.optional(v.pipe(v.string(), v.nonEmpty())) });
+
+/** The LLM layer's settings (src/llm/): servers per role (env and flags override) and how to talk to them. */
+export const LlmConfigSchema = v.strictObject({
+  strong: v.optional(LlmRoleConfigSchema),
+  fast: v.optional(LlmRoleConfigSchema),
+  /** How structured output is asked for; auto starts with json_schema and steps down when a server refuses it. */
+  response_format: v.optional(v.picklist(["auto", "json_schema", "json_object", "none"]), "auto"),
+  timeout_seconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(3600)), 300),
+  /** Retries of one request on 429, 5xx and dropped connections (exponential backoff with jitter). */
+  max_retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)), 4),
+  /** First backoff delay; each retry doubles it (a Retry-After header wins). */
+  retry_base_ms: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(600_000)), 1000),
+  /** Requests in flight per server, whatever asks for them. */
+  concurrency_per_server: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(256)), 4),
+  /** The model's context window in tokens: extraction chunks a session's turns to fit it. */
+  context_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(512)), 8192),
+  temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(2)), 0),
+  /** Extraction asks the FAST model to confirm or reject each claim's fallacy cues (auto: when an LLM is configured). */
+  fallacy_judge: v.optional(v.picklist(["auto", "off"]), "auto"),
+});
+export type LlmConfig = v.InferOutput<typeof LlmConfigSchema>;
+
 export const AgenticMemoryConfigSchema = v.strictObject({
+  llm: v.optional(LlmConfigSchema, {}),
   allow_user_grilling: v.optional(v.boolean(), true),
   mutually_exclusive_relationships: v.optional(v.array(Relationship), []),
   /** Relationships along which invalidateDependentCrossCuttingLinks cascades (dependent -> dependency). */

@@ -47,3 +47,11 @@ export function readJob(db: Database, id: number): MaintenanceJobRow | undefined
   const row = db.query<JobRow, [number]>(`SELECT ${JOB_COLUMNS} FROM maintenance_jobs WHERE id = ?`).get(id);
   return row ? toJob(row) : undefined;
 }
+
+/** The last finished job of a kind in a scope (its state is its report), if any. */
+export function readLastFinishedJob(db: Database, kind: string, scope: string): MaintenanceJobRow | undefined {
+  const row = db
+    .query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM maintenance_jobs WHERE kind = ? AND scope = ? AND status != 'running' ORDER BY finished_at DESC, id DESC LIMIT 1`)
+    .get(kind, scope);
+  return row ? toJob(row) : undefined;
+}

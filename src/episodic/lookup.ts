@@ -115,3 +115,9 @@ export function episodeSpeakers(db: Database, ids: number[]): Map<number, string
       .map((row) => [row.id, row.speaker]),
   );
 }
+
+/** The latest occurred_at of the scope's episodes up to `until` (the conversation's "now"), or undefined. */
+export function latestEpisodeTime(db: Database, scope: string, until?: number): number | undefined {
+  const row = db.query<{ at: number | null }, [string, number | null]>("SELECT max(occurred_at) AS at FROM episodes WHERE scope = ? AND (?2 IS NULL OR occurred_at <= ?2)").get(scope, until ?? null);
+  return row?.at ?? undefined;
+}

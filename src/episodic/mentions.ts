@@ -29,3 +29,12 @@ export function relinkScopeMentions(db: Database, scope: string): number {
   const episodes = db.query<{ id: number; scope: string; content: string }, [string]>("SELECT id, scope, content FROM episodes WHERE scope = ?").all(scope);
   return linkEpisodeMentions(db, episodes);
 }
+
+/** The node ids the episodes mention (episode_mentions), most-mentioned first. */
+export function nodesMentionedBy(db: Database, episodeIds: number[]): string[] {
+  if (episodeIds.length === 0) return [];
+  return db
+    .query<{ nodeId: string }, [string]>("SELECT node_id AS nodeId FROM episode_mentions WHERE episode_id IN (SELECT value FROM json_each(?)) GROUP BY node_id ORDER BY count(*) DESC, node_id")
+    .all(JSON.stringify(episodeIds))
+    .map((row) => row.nodeId);
+}

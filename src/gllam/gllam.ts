@@ -2,6 +2,19 @@ import type { Database } from "bun:sqlite";
 import { createLocalModelEmbedder } from "../embed/local-model.ts";
 import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { defaultAgenticMemoryConfig, type AgenticMemoryConfig } from "../config/prompts.ts";
+import { LlmLayer } from "../llm/client.ts";
+import { createLlmCaveatSummariser, createLlmCategorizer, createLlmFallacyJudge } from "../llm/judges.ts";
+import {
+  determineDocumentIngestionStrategy,
+  getIngestionSteeringPrompt,
+  registerCustomDocumentTypeRule,
+  registerRepositoryContextDirective,
+  type IngestionStrategy,
+  type RepositoryContextDirective,
+} from "../config/registries.ts";
+import { extractSessions, type ExtractOptions, type ExtractReport } from "../extraction/extract.ts";
+import { importFacts, type FactImportReport } from "../extraction/import-facts.ts";
+import type { LlmSettings } from "../llm/endpoints.ts";
 import type {
   EpisodeInput,
   EpisodeRow,
@@ -15,6 +28,8 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
+import { routeAndAssemble, type AssembledContext, type RouteOptions } from "../router/route.ts";
+import { askFromContext, type AskResult } from "../router/ask.ts";
 import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
@@ -34,11 +49,11 @@ import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
 import { reembedAll, type ReembedOptions, type ReembedReport } from "../maintenance/reembed.ts";
-import { enterMemorySleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
+import { enterMemorySleepCycle, readLastSleepCycle, type LastSleepCycle, type SleepCycleOptions, type SleepCycleReport } from "../maintenance/sleep-cycle.ts";
 import { simulateRandomTraceTests, type TraceTestOptions, type TraceTestReport } from "../maintenance/trace-tests.ts";
 import { detectTaxonomyCycles, getNodesByTaxonomyPrefix, wouldCreateTaxonomyCycle, type CycleCheck, type TaxonomyPrefixOptions } from "../semantic/taxonomy.ts";
 import type { TaxonomyCycleReport } from "../semantic/taxonomy-cycles.ts";
-import { processUncategorizedBatch, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
+import { processUncategorizedBatch, type Categorizer, type UncategorizedBatchOptions, type UncategorizedBatchReport } from "../semantic/taxonomy-categorize.ts";
 import {
   consolidateTaxonomyBranch,
   resumeTaxonomyConsolidations,
@@ -48,12 +63,16 @@ import {
 import { discoverTaxonomyMergeCandidates, type MergeDiscoveryOptions, type TaxonomyMergeCandidate } from "../semantic/taxonomy-merge.ts";
 import { activeLinks, type ActiveLinkOptions, type DirectedLink } from "../semantic/links.ts";
 import { addEdge, type AddEdgeResult } from "../semantic/add-edge.ts";
-import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction } from "../semantic/caveats.ts";
+import { batchCompactHubCaveats, compactNodeCaveats, type CaveatCompaction, type CaveatSummariser } from "../semantic/caveats.ts";
 import { disambiguateEntityForSource, mergeNodes, resolveEntity, type Disambiguation, type EntityResolution, type MergeReport } from "../semantic/entities.ts";
 import { describeFacts, type DescribedFact } from "../semantic/facts.ts";
 import { askFallacyJudge, type FallacyJudge } from "../semantic/fallacies.ts";
 import { forget, type ForgetReport, type ForgetTarget } from "../semantic/forget.ts";
-import { asKnownAt, linkHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
+import { asKnownAt, linkHistory, nodeHistory, type KnownAtOptions, type LinkVersion } from "../semantic/history.ts";
+import { listContradictions, type ContradictionEntry } from "../semantic/contradictions.ts";
+import { readNeighbourhood, type Neighbourhood } from "../semantic/neighbourhood.ts";
+import { explainSourceTrust, type SourceTrust } from "../semantic/source-trust.ts";
+import { countEpisodesByDay, type EpisodeDensity } from "../episodic/density.ts";
 import { invalidateDependentCrossCuttingLinks, invalidateObsoleteEdge, type CascadeReport, type InvalidationResult } from "../semantic/invalidation.ts";
 import { findMultiHopPath, type MultiHopPath, type PathOptions } from "../semantic/paths.ts";
 import { semanticPolicy } from "../semantic/policy.ts";
@@ -62,6 +81,8 @@ import { attributeContainerEntryToSource, upsertSource, type AttributedEntry, ty
 import { computeTrustWeight, type TrustBreakdown, type TrustInput } from "../semantic/trust.ts";
 import {
   checkEmbeddingModelVersion,
+  embedNodeQuery,
+  nearestNodes,
   searchSimilarNodes,
   storeNodeEmbeddings,
   type EmbeddingModelCheck,
@@ -120,6 +141,9 @@ import {
   type WALCheckpointOptions,
 } from "../engine/wal.ts";
 
+/** Cosine distance under which a new name's static vector means an existing node of its type (names, not prose: strict). */
+const SAME_ENTITY_DISTANCE = 0.08;
+
 /** A node's facts as `facts` returns them: described (now or at asOf), or as believed at knownAt. */
 export type NodeFacts = { node: SemanticNode; asOf: number; knownAt?: number; facts: (DescribedFact | (DirectedLink & { otherId: string; otherName: string }))[] };
 
@@ -148,6 +172,11 @@ export type GllamOptions = StoreOptions & {
   busyTimeoutMs?: number;
   /** Called once by each write that has to wait for another process's write. */
   onBusyWait?: BusyWaitOptions["onWait"];
+  /**
+   * The LLM roles: a layer, or flags over the environment and the config's `llm` entry (the
+   * default: the environment). Built on first use, so memory that never asks an LLM never reads it.
+   */
+  llm?: LlmLayer | LlmSettings;
 };
 
 /**
@@ -158,13 +187,15 @@ export class Gllam {
   readonly store: Store;
   /** Embeds nodes; it is also the model tier unless it is the static embedder. */
   readonly embedder: Embedder;
-  readonly config: AgenticMemoryConfig;
+  /** Replaced (never mutated) by the register* calls. */
+  config: AgenticMemoryConfig;
   readonly pddlDomainsDir: string | null;
   #static: StaticEmbedder | (() => StaticEmbedder) | undefined;
   /** The default static tier whose table is not built yet (see #ensureStaticTier). */
   #staticPending: boolean;
   #checkpointManager: WALCheckpointManager | undefined;
   #pool: { filler: VectorFiller; embedder: Embedder & { close?: () => void } } | undefined;
+  #llm: LlmLayer | LlmSettings;
 
   private constructor(
     store: Store,
@@ -173,7 +204,9 @@ export class Gllam {
     staticPending: boolean,
     config: AgenticMemoryConfig,
     pddlDomainsDir: string | null,
+    llm: LlmLayer | LlmSettings,
   ) {
+    this.#llm = llm;
     this.store = store;
     this.embedder = embedder;
     this.#static = staticTier;
@@ -207,6 +240,7 @@ export class Gllam {
       options.staticEmbedder === undefined && !located,
       options.config ?? defaultAgenticMemoryConfig(),
       pddlDomainsDirFor(path, options.pddlDomainsDir),
+      options.llm ?? {},
     );
     // Nodes get static vectors in the transaction that creates or renames them, whoever writes them.
     if (!store.readOnly) maintainNodeStaticVectors(store, () => gllam.staticEmbedder);
@@ -241,6 +275,12 @@ export class Gllam {
   get tiers(): EmbeddingTiers {
     const staticTier = this.staticEmbedder;
     return { model: this.embedder.modelVersion === staticTier?.modelVersion ? undefined : this.embedder, static: staticTier };
+  }
+
+  /** The LLM roles (either may be unset: the features then use their rule-based fallbacks and say so). */
+  get llm(): LlmLayer {
+    if (!(this.#llm instanceof LlmLayer)) this.#llm = LlmLayer.fromSettings(this.#llm, this.config.llm);
+    return this.#llm;
   }
 
   get path(): string {
@@ -350,6 +390,83 @@ export class Gllam {
     return recordFact(this.store, this.config, statement);
   }
 
+  /**
+   * addFact with the claim's words read by the FAST fallacy judge first, when an LLM is configured
+   * (`fact add`, MCP add_fact, HTTP): it confirms or rejects the rule cues and adds what they miss.
+   * A judge that fails leaves the rule cues alone, and the result's notes say so.
+   */
+  async addFactJudged(statement: FactStatement): Promise<RecordedFact> {
+    const judge = this.llm.config.fallacy_judge === "auto" && statement.claim?.trim() ? this.#llmJudges().fallacyJudge : undefined;
+    if (!judge) return this.addFact(statement);
+    const outcome = await askFallacyJudge(judge, {
+      text: statement.claim!,
+      relationship: statement.relationship,
+      subjectName: statement.subject,
+      targetName: statement.object,
+      proof: statement.proof,
+    });
+    const result = this.addFact({ ...statement, judged: { findings: outcome.findings, rejected: outcome.rejected } });
+    return outcome.error ? { ...result, notes: [...result.notes, `${outcome.error}: the rule cues alone were applied`] } : result;
+  }
+
+  /** Pre-structured facts (`gllam fact import`): every one recorded as addFact does, all in one transaction. */
+  importFacts(statements: { where: string; statement: FactStatement }[]): FactImportReport {
+    return importFacts(this.store, this.config, statements);
+  }
+
+  /**
+   * Extracts sessions into nodes and links with the STRONG model (`gllam extract`). Without an LLM
+   * configured it is E_CONFIG, saying how to name one.
+   */
+  async extract(options: ExtractOptions = {}): Promise<ExtractReport> {
+    const llm = this.llm.strong;
+    if (!llm) throw new GllamError("E_CONFIG", "extraction needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
+    return extractSessions(
+      {
+        store: this.store,
+        config: this.config,
+        llm,
+        usage: () => this.llm.usage().total,
+        fallacyJudge: this.llm.config.fallacy_judge === "auto" ? this.#llmJudges().fallacyJudge : undefined,
+        similarNode: (name, scope, type) => this.#similarNodeId(name, scope, type),
+      },
+      options,
+    );
+  }
+
+  /** The node whose static vector is nearest a name, when it is of the same type and very close (entity resolution's last resort). */
+  async #similarNodeId(name: string, scope: string, type: string): Promise<string | undefined> {
+    const staticTier = this.staticEmbedder;
+    if (!staticTier) return undefined;
+    const db = this.store.dbRO();
+    const { vectors } = await embedNodeQuery(db, { static: staticTier }, name, scope);
+    const [nearest] = vectors.static ? nearestNodes(db, { static: vectors.static }, 1, scope) : [];
+    // Numbers carry identity that vectors blur ("Python 2" and "Python 3" sit close): they must agree.
+    const numbers = (text: string) => (text.match(/\d+/g) ?? []).join(" ");
+    const same = nearest && nearest.type === type && nearest.distance <= SAME_ENTITY_DISTANCE && numbers(nearest.name) === numbers(name);
+    return same ? nearest.nodeId : undefined;
+  }
+
+  /** Seed: RegisterCustomDocumentTypeRule (for this memory's lifetime; the config file makes it lasting). */
+  registerCustomDocumentTypeRule(rule: Parameters<typeof registerCustomDocumentTypeRule>[1]): void {
+    this.config = registerCustomDocumentTypeRule(this.config, rule);
+  }
+
+  /** Seed: RegisterRepositoryContextDirective (for this memory's lifetime; the config file makes it lasting). */
+  registerRepositoryContextDirective(directive: RepositoryContextDirective): void {
+    this.config = registerRepositoryContextDirective(this.config, directive);
+  }
+
+  /** Seed: GetIngestionSteeringPrompt: the content type's prompt, else the global fallback. */
+  getIngestionSteeringPrompt(contentType: string): string {
+    return getIngestionSteeringPrompt(this.config, contentType).prompt;
+  }
+
+  /** Seed: DetermineDocumentIngestionStrategy. */
+  determineDocumentIngestionStrategy(docType: string): IngestionStrategy {
+    return determineDocumentIngestionStrategy(this.config, docType);
+  }
+
   /** A node's facts: described as they hold at asOf (default now), or as believed at knownAt (system time). */
   facts(name: string, options: { asOf?: number; knownAt?: number; scope?: string } = {}): NodeFacts {
     const scope = parseScope(options.scope);
@@ -367,6 +484,27 @@ export class Gllam {
   factHistory(subject: string, relationship: string, options: { scope?: string } = {}): { node: SemanticNode; relationship: string; versions: LinkVersion[] } {
     const node = this.nodeNamed(subject, options);
     return { node, relationship, versions: linkHistory(this.store, node.id, relationship, options) };
+  }
+
+  /** Every relationship a node (named as anywhere else) states, each with all its versions. */
+  nodeHistory(name: string, options: { scope?: string } = {}): { node: SemanticNode; relationships: { relationship: string; versions: LinkVersion[] }[] } {
+    const node = this.nodeNamed(name, options);
+    return { node, relationships: nodeHistory(this.store, node.id, options) };
+  }
+
+  /** A node's 1-2 hop neighbourhood at asOf for drawing: believed, ended and retired links, contradictions marked. */
+  neighbourhood(name: string, options: { hops?: number; asOf?: number; scope?: string; maxNodes?: number } = {}): Neighbourhood {
+    return readNeighbourhood(this.store, this.nodeNamed(name, options).id, options);
+  }
+
+  /** The contradictions of a scope, open first, with both claims, their sources and trust. */
+  listContradictions(options?: { scope?: string; status?: "open" | "resolved"; limit?: number }): ContradictionEntry[] {
+    return listContradictions(this.store, options);
+  }
+
+  /** A stored source (id or handle) with its composite trust weight, its parts and their bases. */
+  sourceTrust(ref: string, options?: { scope?: string }): SourceTrust {
+    return explainSourceTrust(this.store, this.config, ref, options);
   }
 
   activeLinks(nodeId: string, options?: ActiveLinkOptions): DirectedLink[] {
@@ -413,7 +551,7 @@ export class Gllam {
       targetName: target?.name ?? link.targetId,
       proof: link.proof,
     });
-    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings });
+    const result = addEdge(this.store, link, { config: this.config, judgedFallacies: outcome.findings, rejectedFallacies: outcome.rejected });
     return outcome.error ? { ...result, judgeError: outcome.error } : result;
   }
 
@@ -483,6 +621,11 @@ export class Gllam {
     return forget(this.store, target);
   }
 
+  /** What forget(target) would remove, from a transaction that is rolled back: nothing changes. */
+  forgetDryRun(target: ForgetTarget): ForgetReport {
+    return this.store.probe(() => forget(this.store, target));
+  }
+
   // ---------------------------------------------------------------- episodic
   /** Turns and chunks in one transaction (idempotent by content hash) with static vectors; model vectors come later. */
   addEpisodes(episodes: EpisodeInput[], options?: AddEpisodesOptions): AddEpisodesResult {
@@ -512,6 +655,11 @@ export class Gllam {
 
   getRecentEpisodes(limit: number, options?: { scope?: string; sessionId?: string }): EpisodeRow[] {
     return getRecentEpisodes(this.store, limit, options);
+  }
+
+  /** Episodes per UTC day of a scope in [start, end): a density strip's data. */
+  episodeDensity(options?: { scope?: string; start?: number; end?: number }): EpisodeDensity {
+    return countEpisodesByDay(this.store, options);
   }
 
   getEpisodesInWindow(start: number, end: number, options?: { scope?: string; limit?: number }): EpisodeRow[] {
@@ -629,9 +777,20 @@ export class Gllam {
     return wouldCreateTaxonomyCycle(this.store, childId, parentId, options);
   }
 
-  /** Seed: ProcessUncategorizedBatch. Files up to n orphans under categories (by embeddings, or a Categorizer). */
+  /**
+   * Seed: ProcessUncategorizedBatch. Files up to n orphans under categories: by the options'
+   * Categorizer, else the FAST LLM when one is configured, else embeddings (each decision's reason
+   * says which filed it).
+   */
   processUncategorizedBatch(n = 50, options?: UncategorizedBatchOptions): Promise<UncategorizedBatchReport> {
-    return processUncategorizedBatch(this.store, this.embedder, n, options);
+    return processUncategorizedBatch(this.store, this.embedder, n, { ...options, categorizer: options?.categorizer ?? this.#llmJudges().categorizer });
+  }
+
+  /** The FAST role's judges, when an LLM is configured (else undefined: the rule-based defaults apply). */
+  #llmJudges(): { fallacyJudge?: FallacyJudge; categorizer?: Categorizer; caveatSummariser?: CaveatSummariser } {
+    const fast = this.llm.fast;
+    if (!fast) return {};
+    return { fallacyJudge: createLlmFallacyJudge(fast), categorizer: createLlmCategorizer(fast), caveatSummariser: createLlmCaveatSummariser(fast) };
   }
 
   /** Seed: ConsolidateTaxonomyBranch. Resumes the same move if a crash interrupted it. */
@@ -653,9 +812,19 @@ export class Gllam {
     return simulateRandomTraceTests(this.store, traceCount, options);
   }
 
+  /** The report the last sleep cycle of a scope stored (null when none ran). */
+  lastSleepCycle(options: { scope?: string } = {}): LastSleepCycle | null {
+    return readLastSleepCycle(this.store, options.scope);
+  }
+
   /** Seed: EnterMemorySleepCycle. */
   enterMemorySleepCycle(traceCount = 10, options?: SleepCycleOptions): Promise<SleepCycleReport> {
-    return enterMemorySleepCycle(this.store, this.embedder, traceCount, options);
+    const judges = this.#llmJudges();
+    return enterMemorySleepCycle(this.store, this.embedder, traceCount, {
+      ...options,
+      categorizer: options?.categorizer ?? judges.categorizer,
+      caveatSummariser: options?.caveatSummariser ?? judges.caveatSummariser,
+    });
   }
 
   // ---------------------------------------------------------------- retrieval
@@ -666,6 +835,21 @@ export class Gllam {
 
   async recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     return recall(this.store, await this.#readTiers(), query, options);
+  }
+
+  /** Seed: RouteAndAssemble. The query's intent decides what is pulled; the result is cited Markdown within the token budget. */
+  async routeAndAssemble(query: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AssembledContext> {
+    return routeAndAssemble(this.store, await this.#readTiers(), query, { ...options, pddlDomainsDir: this.pddlDomainsDir });
+  }
+
+  /**
+   * `gllam ask`: the STRONG model answers from the assembled context, with citations, or says it
+   * does not know. Without an LLM configured it is E_CONFIG, saying how to name one.
+   */
+  async ask(question: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AskResult> {
+    const llm = this.llm.strong;
+    if (!llm) throw new GllamError("E_CONFIG", "ask needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
+    return askFromContext(llm, question, await this.routeAndAssemble(question, options), () => this.llm.usage().strong);
   }
 
   // ---------------------------------------------------------------- procedural and planning

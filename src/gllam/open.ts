@@ -31,6 +31,10 @@ export const GllamSettingsSchema = v.object({
   config: v.optional(v.string()),
   /** Seconds a write waits while another process writes ($GLLAM_BUSY_TIMEOUT, else 60). */
   busyTimeout: v.optional(v.union([v.number(), v.string()])),
+  /** The LLM server of both roles (else $STRONG_TEXT_SERVER / $FAST_TEXT_SERVER, else the config's `llm`). */
+  llmServer: v.optional(v.string()),
+  /** The model of both roles (else $STRONG_LLM_MODEL / $FAST_LLM_MODEL, else the config's `llm`). */
+  llmModel: v.optional(v.string()),
 });
 export type GllamSettings = v.InferInput<typeof GllamSettingsSchema>;
 
@@ -113,12 +117,14 @@ export async function openGllamWith(tiers: ChosenTiers, settings: GllamSettings,
   const configPath = settings.config ?? env.GLLAM_CONFIG;
   const { quietDrift, staticTable, ...storeMode } = mode;
   if (staticTable) await ensureStaticTableNoisily(notices);
+  const config = configPath ? await loadSystemPromptsConfig(configPath) : undefined;
   return Gllam.open(databasePath(settings, env), {
     ...storeMode,
     checkpoints: env.GLLAM_CHECKPOINTS,
     embedder: tiers.embedder,
     staticEmbedder: tiers.staticEmbedder,
-    config: configPath ? await loadSystemPromptsConfig(configPath) : undefined,
+    config,
+    llm: { llmServer: settings.llmServer, llmModel: settings.llmModel },
     onEmbeddingDrift: quietDrift ? undefined : (check) => notices.warn(formatDriftWarning(check)),
     ...busyWait(settings, env, notices),
   });

@@ -5,7 +5,7 @@
  * are snake_case, as JSON APIs and MCP tools spell them; results are the facade's own objects.
  */
 import * as v from "valibot";
-import { parseInput } from "../memory/parse.ts";
+import { parseInput, type FieldNamer } from "../memory/parse.ts";
 import type { Gllam } from "./gllam.ts";
 
 export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> = {
@@ -16,21 +16,31 @@ export type Operation<S extends v.GenericSchema = v.GenericSchema, R = unknown> 
   input: S;
   /** Reads only: faces open the file read-only (nothing created, nothing changed). */
   readOnly: boolean;
+  /** How a long-running face (MCP, HTTP) opens memory for it; default: read-only for reads, else an existing file. */
+  opens?: import("./open.ts").OpenMode;
   run(gllam: Gllam, input: v.InferOutput<S>): R | Promise<R>;
+  /** The same without memory, for operations that need none: a face may run it before any memory file exists. */
+  withoutMemory?(input: v.InferOutput<S>): R | Promise<R>;
   /** The result as Markdown for people and LLMs (the CLI's default output, MCP's text content). */
   toText(result: Awaited<R>): string;
 };
 
 export const defineOperation = <S extends v.GenericSchema, R>(operation: Operation<S, R>): Operation<S, R> => operation;
 
-/** A face's raw input parsed with the operation's schema: E_BAD_INPUT names the field. */
-export const parseOperationInput = <S extends v.GenericSchema>(operation: Operation<S, unknown>, raw: unknown): v.InferOutput<S> =>
-  parseInput(operation.input, raw, `${operation.name} input`);
+export type { FieldNamer };
+
+/** A face's raw input parsed with the operation's schema: E_BAD_INPUT names the field (as `name` spells it on the face's wire). */
+export const parseOperationInput = <S extends v.GenericSchema>(operation: Operation<S, unknown>, raw: unknown, name?: FieldNamer): v.InferOutput<S> =>
+  parseInput(operation.input, raw, `${operation.name} input`, name);
 
 /** Parses a face's raw input (errors name the field) and runs the operation. */
 export async function runOperation<S extends v.GenericSchema, R>(gllam: Gllam, operation: Operation<S, R>, raw: unknown): Promise<Awaited<R>> {
   return await operation.run(gllam, parseOperationInput(operation, raw));
 }
+
+/** How memory is opened for an operation: a read never creates anything, a write creates a file only when it may be the first thing stored. */
+export const openModeOf = (operation: Operation<v.GenericSchema, unknown>): import("./open.ts").OpenMode =>
+  operation.opens ?? (operation.readOnly ? { readOnly: true } : { create: false });
 
 // ------------------------------------------------------------------ wire pieces
 

@@ -6,10 +6,10 @@
  * embedder, say) is reported and the others still run.
  */
 import type { Embedder } from "../embed/embedder.ts";
-import { finishJob, startJob } from "../engine/jobs.ts";
+import { finishJob, readLastFinishedJob, startJob } from "../engine/jobs.ts";
 import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
-import { batchCompactHubCaveats } from "../semantic/caveats.ts";
+import { batchCompactHubCaveats, batchCompactHubCaveatsWith, type CaveatSummariser } from "../semantic/caveats.ts";
 import { parseScope } from "../memory/parse.ts";
 import { readNodes } from "../semantic/nodes.ts";
 import { detectTaxonomyCycles } from "../semantic/taxonomy.ts";
@@ -37,6 +37,8 @@ export type SleepCycleOptions = {
   uncategorizedBatch?: number;
   maxUncategorized?: number;
   categorizer?: Categorizer;
+  /** Writes hub caveat summaries (an LLM); default: the deterministic template. */
+  caveatSummariser?: CaveatSummariser;
   consolidation?: Pick<ConsolidationOptions, "batchSize" | "pauseMs">;
   onProgress?: (step: SleepStep, message: string) => void;
 };
@@ -51,6 +53,11 @@ export type SleepCycleReport = {
   compactedHubs: number;
   /** Seed: CompactedRevisionsCount, caveats moved from inline into hub summaries. */
   compactedRevisionsCount: number;
+  /** Who wrote the hub summaries and filed the orphans: "template" / "embedding", or an LLM ("llm:<model>"). */
+  caveatSummariser: string;
+  categorizer: string;
+  /** Where an LLM failed and the rule-based answer was used instead. */
+  fallbacks: string[];
   mergeCandidates: TaxonomyMergeCandidate[];
   consolidations: { from: string; to: string; score: number; moved: number }[];
   movedNodes: number;
@@ -77,6 +84,9 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
     resumedConsolidations: 0,
     compactedHubs: 0,
     compactedRevisionsCount: 0,
+    caveatSummariser: options.caveatSummariser?.name ?? "template",
+    categorizer: options.categorizer?.name ?? "embedding",
+    fallbacks: [],
     mergeCandidates: [],
     consolidations: [],
     movedNodes: 0,
@@ -106,8 +116,12 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
     report.resumedConsolidations = resumed.length;
     report.movedNodes += resumed.reduce((n, r) => n + r.moved, 0);
   });
-  await step("compact", "compacting hub caveats", () => {
-    const compactions = batchCompactHubCaveats(store, options.minCaveats ?? 10, options.maxInline ?? 5, { scope });
+  await step("compact", "compacting hub caveats", async () => {
+    const [minCaveats, maxInline] = [options.minCaveats ?? 10, options.maxInline ?? 5];
+    const compactions = options.caveatSummariser
+      ? await batchCompactHubCaveatsWith(store, options.caveatSummariser, minCaveats, maxInline, { scope })
+      : batchCompactHubCaveats(store, minCaveats, maxInline, { scope });
+    for (const c of compactions) if ("summariserError" in c && c.summariserError) report.fallbacks.push(`${c.nodeId}: ${c.summariserError}`);
     report.compactedHubs = compactions.length;
     report.compactedRevisionsCount = compactions.reduce((n, c) => n + c.prunedCount, 0);
   });
@@ -156,4 +170,12 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
     finishJob(db, job.id, report.errors.length > 0 ? "failed" : "done", { ...summary, jobId: job.id, traceCount: traces.length, mergeCandidateCount: mergeCandidates.length });
   });
   return report;
+}
+
+/** What the last sleep cycle of a scope recorded (its report without the traces and merge candidates), if one ran. */
+export type LastSleepCycle = { status: "done" | "failed"; finishedAt: number; report: Omit<SleepCycleReport, "traces" | "mergeCandidates"> & { traceCount: number; mergeCandidateCount: number } };
+
+export function readLastSleepCycle(store: Store, scope?: string): LastSleepCycle | null {
+  const job = readLastFinishedJob(store.dbRO(), "sleep_cycle", parseScope(scope));
+  return job ? { status: job.status as "done" | "failed", finishedAt: job.finishedAt ?? job.updatedAt, report: job.state as LastSleepCycle["report"] } : null;
 }

@@ -93,6 +93,10 @@ export type EpisodeSearchResult = {
   /** Whether static vectors took part, and why not when they did not. */
   staticUsed: boolean;
   staticState: StaticTierState | "off";
+  /** The static tier's candidates (nearest first, filtered), before fusion: the router reads them as a vectors-only ranking. */
+  staticIds: number[];
+  /** Speakers the query names (their turns were preferred). */
+  speakers: string[];
   embedMs: number;
   searchMs: number;
 };
@@ -179,5 +183,5 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
     staticRank: staticRanks.get(episode.id) ?? null,
     distance: distances.get(episode.id) ?? null,
   }));
-  return { hits, terms, denseUsed: vector !== undefined, staticUsed: staticVector !== undefined, staticState, embedMs: embedded - started, searchMs: performance.now() - embedded };
+  return { hits, terms, denseUsed: vector !== undefined, staticUsed: staticVector !== undefined, staticState, staticIds, speakers: split.speakers, embedMs: embedded - started, searchMs: performance.now() - embedded };
 }

@@ -9,7 +9,7 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { LinkInputSchema, type LinkInput, type LinkInputParsed } from "../memory/types.ts";
 import { parseInput, parseJsonColumn } from "../memory/parse.ts";
-import { detectFallacies, mergeFindings, planFallacyImpact, rationaleMatches, type FallacyFinding, type FallacyImpact } from "./fallacies.ts";
+import { detectFallacies, mergeFindings, planFallacyImpact, rationaleMatches, type FallacyFinding, type FallacyImpact, type FallacyKind } from "./fallacies.ts";
 import { recordFallacies, type RecordedFallacy } from "./fallacy-nodes.ts";
 import { insertLink, readLink } from "./links.ts";
 import { readNode } from "./nodes.ts";
@@ -43,6 +43,8 @@ export type AddEdgeOptions = {
   now?: number;
   /** Findings of a fallacy judge (an LLM), added to the rule-based ones. */
   judgedFallacies?: FallacyFinding[];
+  /** Rule cues the judge rejected as false alarms (their impacts do not apply). */
+  rejectedFallacies?: FallacyKind[];
 };
 
 const policies = new WeakMap<AgenticMemoryConfig, SemanticPolicy>();
@@ -62,7 +64,7 @@ export function addEdge(store: Store, input: LinkInput, options: AddEdgeOptions)
     assertNoTaxonomyCycle(store, link, now);
     const trustWeight = claimTrust(store, link, input.trustWeight !== undefined);
     const validFrom = link.validFrom ?? now;
-    const { findings, impact } = assessClaim(store, link, names, policy, options.judgedFallacies ?? []);
+    const { findings, impact } = assessClaim(store, link, names, policy, options.judgedFallacies ?? [], options.rejectedFallacies ?? []);
     const relationship = impact.relationship;
     const same = findSameBelieved(store, link, relationship);
     if (same && link.validUntil === undefined) {
@@ -136,6 +138,7 @@ function assessClaim(
   names: EndpointNames,
   policy: SemanticPolicy,
   judged: FallacyFinding[],
+  rejected: FallacyKind[],
 ): { findings: FallacyFinding[]; impact: FallacyImpact } {
   if (!link.claim.trim() && !link.proof.trim() && judged.length === 0) return { findings: [], impact: planFallacyImpact([], link.relationship) };
   const db = store.db();
@@ -165,6 +168,7 @@ function assessClaim(
       targetIsNeighbour: neighbour,
     }),
     judged,
+    rejected,
   );
   return { findings, impact: planFallacyImpact(findings, link.relationship, link.proof) };
 }

@@ -57,38 +57,98 @@ export function summariseCaveats(rest: readonly CaveatLink[], now: number): stri
   return text;
 }
 
-export type CaveatCompaction = { nodeId: string; summary: string; retainedCount: number; prunedCount: number; inlineLinkIds: number[] };
+export type CaveatCompaction = {
+  nodeId: string;
+  summary: string;
+  retainedCount: number;
+  prunedCount: number;
+  inlineLinkIds: number[];
+  /** Who wrote the summary: "template", or a summariser (an LLM) by name. */
+  summarisedBy: string;
+};
+
+/** Writes a hub's caveat summary from the caveats not kept inline (an LLM); the template is the fallback. */
+export interface CaveatSummariser {
+  readonly name: string;
+  summarise(node: { name: string }, rest: readonly CaveatLink[]): Promise<string>;
+}
+
+/** A node's caveated links, ranked, with the other end's name. */
+function rankedNodeCaveats(store: Store, nodeId: string, scope: string, now: number): CaveatLink[] {
+  const links = store
+    .db()
+    .query<LinkRow, [string, string]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE (source_id = ?1 OR target_id = ?1) AND +scope = ?2 AND caveats != ''`)
+    .all(nodeId, scope)
+    .map(toLink);
+  const names = new Map(readNodes(store, [...new Set(links.map((l) => (l.sourceId === nodeId ? l.targetId : l.sourceId)))], scope).map((n) => [n.id, n.name]));
+  return rankCaveats(
+    links.map((l) => ({ ...l, otherName: names.get(l.sourceId === nodeId ? l.targetId : l.sourceId) ?? "" })),
+    now,
+  );
+}
 
 /** Seed: CompactNodeCaveats. Writes caveat_summary and the inline window of a node of the scope; links are untouched. */
-export function compactNodeCaveats(store: Store, nodeId: string, maxInline = 5, options: { scope?: string; now?: number } = {}): CaveatCompaction {
+export function compactNodeCaveats(
+  store: Store,
+  nodeId: string,
+  maxInline = 5,
+  options: { scope?: string; now?: number; written?: { summary: string; by: string } } = {},
+): CaveatCompaction {
   if (!Number.isInteger(maxInline) || maxInline < 0 || maxInline > 1000) throw new GllamError("E_BAD_INPUT", `maxInline must be an integer in 0..1000, got ${maxInline}`);
   const scope = parseScope(options.scope);
   const now = options.now ?? Date.now();
   return store.transaction(() => {
     const node = requireNode(store, nodeId, scope, true);
-    const links = store
-      .db()
-      .query<LinkRow, [string, string]>(`SELECT ${LINK_COLUMNS} FROM semantic_links WHERE (source_id = ?1 OR target_id = ?1) AND +scope = ?2 AND caveats != ''`)
-      .all(nodeId, scope)
-      .map(toLink);
-    const names = new Map(readNodes(store, [...new Set(links.map((l) => (l.sourceId === nodeId ? l.targetId : l.sourceId)))], scope).map((n) => [n.id, n.name]));
-    const ranked = rankCaveats(
-      links.map((l) => ({ ...l, otherName: names.get(l.sourceId === nodeId ? l.targetId : l.sourceId) ?? "" })),
-      now,
-    );
+    const ranked = rankedNodeCaveats(store, nodeId, scope, now);
     const inline = ranked.slice(0, maxInline);
-    const summary = summariseCaveats(ranked.slice(maxInline), now);
+    const written = ranked.length > maxInline ? options.written : undefined;
+    const summary = written?.summary ?? summariseCaveats(ranked.slice(maxInline), now);
     const inlineLinkIds = inline.map((l) => l.id);
     const metadata = { ...node.metadata, caveatCompaction: { inlineLinkIds, compactedCount: ranked.length - inline.length, at: now } };
     store.db().query("UPDATE semantic_nodes SET caveat_summary = ?, metadata = ?, updated_at = ? WHERE id = ?").run(summary, JSON.stringify(metadata), now, nodeId);
-    return { nodeId, summary, retainedCount: inline.length, prunedCount: ranked.length - inline.length, inlineLinkIds };
+    return { nodeId, summary, retainedCount: inline.length, prunedCount: ranked.length - inline.length, inlineLinkIds, summarisedBy: written?.by ?? "template" };
   });
 }
 
 /** Seed: BatchCompactHubCaveats. Compacts every node of the scope with more than minCaveats caveated links. */
 export function batchCompactHubCaveats(store: Store, minCaveats = 10, maxInline = 5, options: { scope?: string; now?: number } = {}): CaveatCompaction[] {
   const scope = parseScope(options.scope);
-  const hubs = store
+  return hubNodeIds(store, scope, minCaveats).map((nodeId) => compactNodeCaveats(store, nodeId, maxInline, { scope, now: options.now }));
+}
+
+/**
+ * batchCompactHubCaveats with each hub's summary written by `summariser` (an LLM) from the caveats
+ * beyond the inline window; a hub whose summariser call fails gets the template, and says so.
+ */
+export async function batchCompactHubCaveatsWith(
+  store: Store,
+  summariser: CaveatSummariser,
+  minCaveats = 10,
+  maxInline = 5,
+  options: { scope?: string; now?: number } = {},
+): Promise<(CaveatCompaction & { summariserError?: string })[]> {
+  const scope = parseScope(options.scope);
+  const now = options.now ?? Date.now();
+  const done: (CaveatCompaction & { summariserError?: string })[] = [];
+  for (const nodeId of hubNodeIds(store, scope, minCaveats)) {
+    const node = requireNode(store, nodeId, scope);
+    const rest = rankedNodeCaveats(store, nodeId, scope, now).slice(maxInline);
+    let written: { summary: string; by: string } | undefined;
+    let summariserError: string | undefined;
+    try {
+      written = rest.length > 0 ? { summary: await summariser.summarise(node, rest), by: summariser.name } : undefined;
+    } catch (error) {
+      summariserError = `${summariser.name} failed, template used: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const compaction = compactNodeCaveats(store, nodeId, maxInline, { scope, now, written });
+    done.push(summariserError ? { ...compaction, summariserError } : compaction);
+  }
+  return done;
+}
+
+/** Nodes of the scope with more than minCaveats caveated links, busiest first. */
+function hubNodeIds(store: Store, scope: string, minCaveats: number): string[] {
+  return store
     .dbRO()
     .query<{ nodeId: string }, [string, string, number]>(
       `SELECT node_id AS nodeId FROM (
@@ -96,6 +156,6 @@ export function batchCompactHubCaveats(store: Store, minCaveats = 10, maxInline 
          UNION ALL SELECT target_id FROM semantic_links WHERE scope = ?2 AND caveats != '')
        GROUP BY node_id HAVING count(*) > ?3 ORDER BY count(*) DESC, node_id`,
     )
-    .all(scope, scope, minCaveats);
-  return hubs.map(({ nodeId }) => compactNodeCaveats(store, nodeId, maxInline, { scope, now: options.now }));
+    .all(scope, scope, minCaveats)
+    .map((hub) => hub.nodeId);
 }

@@ -21,6 +21,33 @@ export type FactDetails = {
 };
 export type DescribedFact = DirectedLink & { otherId: string; otherName: string } & FactDetails;
 
+/** The origin sources of links (by id), of the scope, with their trust weights. */
+export function readFactSources(store: Store, links: { originSourceId: string | null }[], scope: string): Map<string, FactSource> {
+  const rows = store
+    .dbRO()
+    .query<FactSource, [string, string]>(
+      `SELECT id, doc_type AS docType, handle, display_name AS displayName, trust_weight AS trustWeight FROM sources
+       WHERE id IN (SELECT value FROM json_each(?)) AND +scope = ?`,
+    )
+    .all(JSON.stringify(links.flatMap((l) => l.originSourceId ?? [])), scope);
+  return new Map(rows.map((s) => [s.id, s]));
+}
+
+/** The contradiction nodes of the scope (open or resolved) whose claims include any of these links. */
+export function contradictionsOfLinks(store: Store, linkIds: number[], scope: string): FactContradiction[] {
+  return store
+    .dbRO()
+    .query<{ id: string; name: string; metadata: string }, [string, string]>(
+      `SELECT id, name, metadata FROM semantic_nodes n WHERE scope = ?2 AND type = 'contradiction'
+         AND EXISTS (SELECT 1 FROM json_each(n.metadata, '$.linkIds') j WHERE j.value IN (SELECT value FROM json_each(?1)))`,
+    )
+    .all(JSON.stringify(linkIds), scope)
+    .map((row) => {
+      const metadata = parseJsonColumn<{ status?: string; linkIds?: number[] }>(row.metadata, {});
+      return { id: row.id, name: row.name, status: metadata.status ?? "open", linkIds: metadata.linkIds ?? [] };
+    });
+}
+
 /** The facts about a node of the scope (default "default"); a node of another scope has none. */
 export function describeFacts(store: Store, nodeId: string, options: { asOf?: number; scope?: string } = {}): DescribedFact[] {
   const scope = parseScope(options.scope);
@@ -30,15 +57,7 @@ export function describeFacts(store: Store, nodeId: string, options: { asOf?: nu
   const ids = JSON.stringify(links.map((l) => l.id));
   const otherId = (l: DirectedLink) => (l.direction === "out" ? l.targetId : l.sourceId);
   const names = new Map(readNodes(store, [...new Set(links.map(otherId))], scope).map((n) => [n.id, n.name]));
-  const sources = new Map(
-    db
-      .query<FactSource, [string, string]>(
-        `SELECT id, doc_type AS docType, handle, display_name AS displayName, trust_weight AS trustWeight FROM sources
-         WHERE id IN (SELECT value FROM json_each(?)) AND +scope = ?`,
-      )
-      .all(JSON.stringify(links.flatMap((l) => l.originSourceId ?? [])), scope)
-      .map((s) => [s.id, s]),
-  );
+  const sources = readFactSources(store, links, scope);
   const beaten = db
     .query<{ by: number; linkId: number; targetName: string | null; trustWeight: number; endReason: string | null }, [string, string]>(
       `SELECT l.superseded_by AS by, l.id AS linkId, n.name AS targetName, l.trust_weight AS trustWeight, l.end_reason AS endReason
@@ -46,16 +65,7 @@ export function describeFacts(store: Store, nodeId: string, options: { asOf?: nu
        WHERE l.superseded_by IN (SELECT value FROM json_each(?1)) AND +l.scope = ?2 ORDER BY l.id`,
     )
     .all(ids, scope);
-  const contradictions = db
-    .query<{ id: string; name: string; metadata: string }, [string, string]>(
-      `SELECT id, name, metadata FROM semantic_nodes n WHERE scope = ?2 AND type = 'contradiction'
-         AND EXISTS (SELECT 1 FROM json_each(n.metadata, '$.linkIds') j WHERE j.value IN (SELECT value FROM json_each(?1)))`,
-    )
-    .all(ids, scope)
-    .map((row) => {
-      const metadata = parseJsonColumn<{ status?: string; linkIds?: number[] }>(row.metadata, {});
-      return { id: row.id, name: row.name, status: metadata.status ?? "open", linkIds: metadata.linkIds ?? [] };
-    });
+  const contradictions = contradictionsOfLinks(store, links.map((l) => l.id), scope);
   const compaction = readNode(store, nodeId, scope)?.metadata.caveatCompaction as { inlineLinkIds?: number[] } | undefined;
   return links.map((link) => ({
     ...link,

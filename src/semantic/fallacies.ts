@@ -209,13 +209,21 @@ export const isUsableAsRule = (link: Flagged) => link.metadata.excludeFromRules 
 
 // ------------------------------------------------------------------ LLM judge
 
-/** A later LLM (or any other) judge: given a claim, returns findings; its output is validated. */
+/**
+ * An LLM (or any other) judge: given a claim, returns findings, or `{ findings, rejected }` where
+ * rejected names rule cues it judged false alarms; its output is validated.
+ */
 export interface FallacyJudge {
   readonly name: string;
   judge(claim: ClaimContext): Promise<unknown>;
 }
 
-export type JudgeOutcome = { findings: FallacyFinding[]; error?: string };
+export type JudgeOutcome = { findings: FallacyFinding[]; rejected: FallacyKind[]; error?: string };
+
+const JudgeOutputSchema = v.union([
+  v.array(FallacyFindingSchema),
+  v.strictObject({ findings: v.optional(v.array(FallacyFindingSchema), []), rejected: v.optional(v.array(v.picklist(FALLACY_KINDS)), []) }),
+]);
 
 /** Asks the judge; unusable output or a failure is reported, never fatal: the rules still apply. */
 export async function askFallacyJudge(judge: FallacyJudge, claim: ClaimContext): Promise<JudgeOutcome> {
@@ -223,16 +231,17 @@ export async function askFallacyJudge(judge: FallacyJudge, claim: ClaimContext):
   try {
     output = await judge.judge(claim);
   } catch (error) {
-    return { findings: [], error: `fallacy judge ${judge.name} failed: ${describeError(error)}` };
+    return { findings: [], rejected: [], error: `fallacy judge ${judge.name} failed: ${describeError(error)}` };
   }
-  const parsed = v.safeParse(v.array(FallacyFindingSchema), output);
-  if (!parsed.success) return { findings: [], error: `fallacy judge ${judge.name} returned unusable output: ${describeIssues(parsed.issues)}` };
-  return { findings: parsed.output.map((f) => ({ ...f, detector: judge.name })) };
+  const parsed = v.safeParse(JudgeOutputSchema, output);
+  if (!parsed.success) return { findings: [], rejected: [], error: `fallacy judge ${judge.name} returned unusable output: ${describeIssues(parsed.issues)}` };
+  const { findings, rejected } = Array.isArray(parsed.output) ? { findings: parsed.output, rejected: [] } : parsed.output;
+  return { findings: findings.map((f) => ({ ...f, detector: judge.name })), rejected };
 }
 
-/** Rule findings plus the judge's, one per kind (rules first). */
-export function mergeFindings(rules: readonly FallacyFinding[], extra: readonly FallacyFinding[]): FallacyFinding[] {
-  const merged = [...rules];
+/** Rule findings the judge did not reject, plus the judge's, one per kind (rules first). */
+export function mergeFindings(rules: readonly FallacyFinding[], extra: readonly FallacyFinding[], rejected: readonly FallacyKind[] = []): FallacyFinding[] {
+  const merged = rules.filter((f) => !rejected.includes(f.kind));
   for (const finding of extra) if (!merged.some((f) => f.kind === finding.kind)) merged.push(finding);
   return merged;
 }

@@ -85,6 +85,22 @@ export function forget(store: Store, input: ForgetTarget, now = Date.now()): For
   return run.report;
 }
 
+/**
+ * Removes what a re-extraction replaces (`gllam extract --clean`): the links, with everything only
+ * they caused undone (as forget does), then those of `nodeIds` no remaining link touches (a node
+ * another session's facts use stays). Runs in the caller's transaction when there is one.
+ */
+export function forgetExtracted(store: Store, linkIds: number[], nodeIds: string[], now = Date.now()): ForgetReport {
+  const run = new Forgetting(store, now);
+  store.transaction(() => {
+    run.removeLinks(linkIds);
+    const linked = store.db().query<{ one: number }, [string]>("SELECT 1 AS one FROM semantic_links WHERE source_id = ?1 OR target_id = ?1 LIMIT 1");
+    run.removeNodes(nodeIds.filter((id) => linked.get(id) === null));
+    run.finish();
+  });
+  return run.report;
+}
+
 type Provenance = { originSourceId: string | null; episodeId: number | null; recordedAt?: number };
 
 class Forgetting {

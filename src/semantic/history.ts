@@ -112,3 +112,16 @@ export function linkHistory(store: Store, sourceId: string, relationship: string
     };
   });
 }
+
+/** Every relationship a node of the scope states (the engine's own left out), each with all its versions. */
+export function nodeHistory(store: Store, nodeId: string, options: { scope?: string } = {}): { relationship: string; versions: LinkVersion[] }[] {
+  const scope = parseScope(options.scope);
+  return store
+    .dbRO()
+    .query<{ relationship: string }, [string, string]>(
+      `SELECT DISTINCT relationship FROM semantic_links WHERE source_id = ? AND +scope = ?
+         AND (metadata = '{}' OR json_extract(metadata, '$.engine') IS NOT 1) ORDER BY relationship`,
+    )
+    .all(nodeId, scope)
+    .map(({ relationship }) => ({ relationship, versions: linkHistory(store, nodeId, relationship, { scope }) }));
+}

@@ -137,16 +137,22 @@ export function ensureNodeNamed(store: Store, name: string, scopeInput?: string)
   const slug = nameSlug(name);
   if (!slug) throw new GllamError("E_BAD_INPUT", `"${name}" has no letters or digits to name a node`);
   return store.transaction(() => {
-    const known =
-      readNode(store, name.trim(), scope, true) ??
-      store
-        .db()
-        .query<{ id: string }, [string, string]>("SELECT node_id AS id FROM semantic_node_names WHERE scope = ? AND name_key = ? ORDER BY node_id LIMIT 1")
-        .all(scope, normalizeEntityName(name))
-        .flatMap((row) => readNode(store, row.id, scope, true) ?? [])[0];
+    const known = knownNodeNamed(store, name, scope);
     if (known) return { node: known, created: false, embeddingStale: false };
     return upsertNode(store, { id: freeNodeId(store, scope, slug), name: name.trim(), scope });
   });
+}
+
+/** The node a name (its id, name or an alias, normalised) means in the scope, read on the writer (sees this transaction's nodes). */
+export function knownNodeNamed(store: Store, name: string, scope: string): SemanticNode | undefined {
+  return (
+    readNode(store, name.trim(), scope, true) ??
+    store
+      .db()
+      .query<{ id: string }, [string, string]>("SELECT node_id AS id FROM semantic_node_names WHERE scope = ? AND name_key = ? ORDER BY node_id LIMIT 1")
+      .all(scope, normalizeEntityName(name))
+      .flatMap((row) => readNode(store, row.id, scope, true) ?? [])[0]
+  );
 }
 
 /** Nodes a user may mean by a name: exact id, then name or alias, case-insensitively. */
@@ -202,4 +208,23 @@ export function findNearMissNodes(store: Store, name: string, scopeInput?: strin
     const node = nodes.get(id);
     return node ? [{ id, name: node.name, type: node.type, matched }] : [];
   });
+}
+
+/**
+ * The nodes whose name or alias is one of the phrases (normalised keys, indexed lookups), in the
+ * order of the phrases: how a query's words find the entities it names, capitalised or not.
+ */
+export function findNodesByPhrases(store: Store, phrases: readonly string[], scopeInput?: string): SemanticNode[] {
+  const scope = parseScope(scopeInput);
+  const keys = [...new Set(phrases.map(normalizeEntityName).filter(Boolean))];
+  if (keys.length === 0) return [];
+  const rows = store
+    .dbRO()
+    .query<{ key: string; id: string }, [string, string]>(
+      "SELECT k.value AS key, n.node_id AS id FROM json_each(?2) k JOIN semantic_node_names n ON n.scope = ?1 AND n.name_key = k.value ORDER BY k.key, n.node_id",
+    )
+    .all(scope, JSON.stringify(keys));
+  const ids = [...new Set(rows.map((row) => row.id))];
+  const byId = new Map(readNodes(store, ids, scope).map((node) => [node.id, node]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }

@@ -9,6 +9,7 @@ import type { Store } from "../engine/store.ts";
 import type { SemanticNode } from "../memory/types.ts";
 import { parseScope } from "../memory/parse.ts";
 import { addEdge, type AddEdgeResult } from "./add-edge.ts";
+import type { FallacyFinding, FallacyKind } from "./fallacies.ts";
 import { resolveEntity } from "./entities.ts";
 import { ensureNodeNamed, findNearMissNodes, type NearMiss } from "./nodes.ts";
 import { attributeContainerEntryToSource } from "./sources.ts";
@@ -30,6 +31,8 @@ export type FactStatement = {
   trustWeight?: number;
   /** Create nodes for names that mean none even when close names exist ("Kaddy" beside Caddy). */
   allowNew?: boolean;
+  /** A fallacy judge's verdict on the claim (an LLM): findings added to the rule cues, cues it rejected. */
+  judged?: { findings: FallacyFinding[]; rejected: FallacyKind[] };
 };
 
 export type FactEnd = { id: string; name: string; created: boolean };
@@ -115,7 +118,7 @@ export function recordFact(store: Store, config: AgenticMemoryConfig, statement:
         rationale: statement.rationale,
         proof: statement.proof,
       },
-      { config },
+      { config, judgedFallacies: statement.judged?.findings, rejectedFallacies: statement.judged?.rejected },
     );
     return { ...added, subject, object, created: [subject, object].filter((end) => end.created).map((end) => end.id) };
   });

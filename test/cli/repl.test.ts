@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, REPO_ROOT, runGllam } from "../helpers.ts";
+import { compiledGllam } from "../binary-build.ts";
 import { Pty } from "../pty.ts";
+import { installCompiled } from "../scripts/compiled.ts";
 
 const dir = makeTempDir();
 const db = join(dir, "repl.db");
@@ -102,6 +104,20 @@ describe("the REPL's start flags and leaving", () => {
   test("the seed's `gllam --embeddings-server URL` opens it too (nothing contacted until a command embeds); exit leaves", async () => {
     const pty = Pty.start([...gllam, "--embeddings-server", "http://127.0.0.1:9/v1", "--db", join(dir, "remote.db")], { cwd: dir, env: { HOME: home } });
     expect(await pty.waitFor(/help lists the commands/)).toMatch(/embedder http: http:127\.0\.0\.1:9\/v1/);
+    await pty.typeAtPrompt(PROMPT, "exit");
+    expect(await pty.waitForExit()).toBe(0);
+  });
+});
+
+describe("the REPL of the compiled binary", () => {
+  test("from an empty folder with a fresh HOME: seed, recall and leave, no node_modules or checkout needed", async () => {
+    const { runDir, home: freshHome } = installCompiled(await compiledGllam(), join(makeTempDir("gllam-repl-bin-"), "work"));
+    const pty = Pty.start([join(runDir, "gllam")], { cwd: runDir, env: { HOME: freshHome, PATH: "/usr/bin:/bin" } });
+    expect(await pty.waitFor(/help lists the commands/)).toContain(`no database at ${join(runDir, "gllam.db")}`);
+    await pty.typeAtPrompt(PROMPT, "seed");
+    await pty.waitFor(/10 nodes, 12 new links/);
+    await pty.typeAtPrompt(PROMPT, "recall web server");
+    await pty.waitFor(/## Caddy \(service\)/);
     await pty.typeAtPrompt(PROMPT, "exit");
     expect(await pty.waitForExit()).toBe(0);
   });

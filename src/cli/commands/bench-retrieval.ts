@@ -31,15 +31,20 @@ function parseTuning(text: string | undefined) {
   return parseInput(TuningSchema, json, "--tuning");
 }
 
+/** The flags naming a benchmark's data set and file. */
+export const benchDatasetArgs = {
+  dataset: { type: "string", description: "locomo | longmemeval", required: true, valueHint: "name" },
+  data: { type: "string", description: "The benchmark's JSON file", required: true, valueHint: "path" },
+  json: { type: "string", description: "Also write the figures as JSON here", valueHint: "path" },
+} as const;
+
 export const benchRetrievalCommand = defineCommand({
   meta: {
     name: "retrieval",
     description: "Recall quality and speed on LoCoMo (turn level) or LongMemEval_S (session level): each tier alone, BM25 alone and the fusions (--embedder picks the tiers)",
   },
   args: {
-    dataset: { type: "string", description: "locomo | longmemeval", required: true, valueHint: "name" },
-    data: { type: "string", description: "The benchmark's JSON file", required: true, valueHint: "path" },
-    json: { type: "string", description: "Also write the figures as JSON here", valueHint: "path" },
+    ...benchDatasetArgs,
     workers: { type: "string", description: "Embedding workers (default 2)", valueHint: "n" },
     "bm25-only": { type: "boolean", description: "Lexical retrieval only: embed nothing" },
     cache: { type: "string", description: "Vector cache file (default ~/.cache/gllam/vector-cache.sqlite; '' for none)", valueHint: "path" },

@@ -1,6 +1,9 @@
 import { defineCommand, type CommandDef } from "citty";
+import { extractBenchCommand } from "../../bench/extract.ts";
 import { graphBenchCommand } from "../../bench/graph.ts";
+import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
+import { benchContextCommand } from "./bench-context.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
 import { benchPoolCommand } from "./bench-pool.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
@@ -12,11 +15,14 @@ import { benchScaleCommand } from "./bench-scale.ts";
  */
 export const benchSubCommands: Record<string, CommandDef<any>> = {
   retrieval: benchRetrievalCommand,
+  context: benchContextCommand,
   graph: graphBenchCommand,
   planner: benchPlannerCommand,
   taxonomy: taxonomyBenchCommand,
+  serve: serveBenchCommand,
   scale: benchScaleCommand,
   pool: benchPoolCommand,
+  extract: extractBenchCommand,
 };
 
 export const benchCommand = defineCommand({

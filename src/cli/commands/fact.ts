@@ -1,7 +1,8 @@
 import { defineCommand } from "citty";
 import { GllamError } from "../../engine/errors.ts";
 import { parseOperationInput } from "../../gllam/operation.ts";
-import { addFact, factHistory, facts } from "../../gllam/operations.ts";
+import { addFact, factHistory, facts, importFactsOperation } from "../../gllam/operations.ts";
+import { parseJsonLines, readTextFile } from "../../gllam/types.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { TimestampSchema } from "../../memory/types.ts";
 import { formatDay } from "../../gllam/types.ts";
@@ -146,7 +147,36 @@ const resolveCommand = defineCommand({
   },
 });
 
+const importCommand = defineCommand({
+  meta: { name: "import", description: "Record pre-structured facts from a JSONL file (one add_fact object a line), without an LLM; all or none" },
+  args: {
+    file: { type: "positional", description: "JSONL file (- for stdin)", required: true },
+    ...scopeArgs,
+    ...jsonArg,
+    ...globalArgs,
+  },
+  run: async ({ args }) => {
+    const where = args.file === "-" ? "stdin" : args.file;
+    const text = await readTextFile(args.file);
+    const rows = parseJsonLines(text, where);
+    return withEngine(args, { create: true }, async (gllam) => {
+      const input = parseOperationInput(importFactsOperation, { facts: rows.map((row) => row.value), scope: scopeOf(args) });
+      let report;
+      try {
+        report = await importFactsOperation.run(gllam, input);
+      } catch (error) {
+        // Errors name the line of the file, not the fact's position among the non-blank lines.
+        const at = error instanceof GllamError ? /^(?:invalid )?fact (\d+)/.exec(error.message) : null;
+        if (!at) throw error;
+        const line = `${where}:${rows[Number(at[1]) - 1]!.line}`;
+        throw new GllamError((error as GllamError).code, (error as GllamError).message.replace(/^(invalid )?fact \d+/, (_, invalid = "") => `${invalid}${line}`));
+      }
+      console.log(args.json ? JSON.stringify(report, null, 2) : importFactsOperation.toText(report));
+    });
+  },
+});
+
 export const factCommand = defineCommand({
-  meta: { name: "fact", description: "Record, list and trace facts of the semantic graph" },
-  subCommands: { add: addCommand, list: listCommand, history: historyCommand, invalidate: invalidateCommand, resolve: resolveCommand },
+  meta: { name: "fact", description: "Record, import, list and trace facts of the semantic graph" },
+  subCommands: { add: addCommand, import: importCommand, list: listCommand, history: historyCommand, invalidate: invalidateCommand, resolve: resolveCommand },
 });

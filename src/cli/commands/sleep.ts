@@ -17,14 +17,14 @@ export function formatSleepReport(report: SleepCycleReport): string {
   const lines = [
     `sleep cycle (scope ${report.scope}, seed ${report.seed}) in ${report.seconds.toFixed(2)} s`,
     `  interrupted jobs   ${report.resumedConsolidations} taxonomy consolidation(s) resumed`,
-    `  hub caveats        ${report.compactedHubs} hub(s) compacted, ${report.compactedRevisionsCount} caveat(s) moved into summaries (links kept)`,
+    `  hub caveats        ${report.compactedHubs} hub(s) compacted, ${report.compactedRevisionsCount} caveat(s) moved into summaries (links kept), summaries by ${report.caveatSummariser}`,
     `  taxonomy merges    ${report.consolidations.length} of ${report.mergeCandidates.length} candidate(s) merged, ${report.movedNodes} node(s) moved`,
     ...report.consolidations.map((c) => `                     ${c.from} -> ${c.to} (score ${c.score.toFixed(2)}, ${c.moved} nodes)`),
     ...report.mergeCandidates
       .filter((c) => !report.consolidations.some((m) => m.from === c.from.path && m.to === c.to.path))
       .slice(0, 5)
       .map((c) => `                     proposed: ${c.from.path} -> ${c.to.path} (score ${c.score.toFixed(2)})`),
-    `  categorized        ${report.categorizedCount} node(s), ${report.createdCategories} new categor${report.createdCategories === 1 ? "y" : "ies"}, ${report.uncategorizedRemaining} still uncategorized`,
+    `  categorized        ${report.categorizedCount} node(s), ${report.createdCategories} new categor${report.createdCategories === 1 ? "y" : "ies"}, ${report.uncategorizedRemaining} still uncategorized (${report.categorizer})`,
     `  taxonomy cycles    ${report.taxonomyCycles.length === 0 ? "none" : report.taxonomyCycles.map((c) => c.join(" <-> ")).join("; ")}`,
     `  trace tests        ${report.traces.length} question(s), ${found} answered by a path`,
     `  memory clarity     ${score(report.memoryClarityScore)}`,
@@ -35,6 +35,7 @@ export function formatSleepReport(report: SleepCycleReport): string {
     lines.push("", "inconsistent answers:");
     for (const t of inconsistent.slice(0, 10)) lines.push(`  ${t.question} ${t.answer} — ${t.issues.join("; ")}`);
   }
+  if (report.fallbacks.length > 0) lines.push("", "LLM fallbacks (rule-based answer used):", ...report.fallbacks.slice(0, 10).map((f) => `  ${f}`));
   if (report.errors.length > 0) {
     lines.push("", "failed steps:");
     for (const e of report.errors) lines.push(`  ${e.step}: ${e.message} [${e.code}]`);

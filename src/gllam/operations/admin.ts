@@ -9,6 +9,7 @@ export const backup = defineOperation({
   summary: "Copy the memory file consistently while other processes write (VACUUM INTO), to a path on the machine that runs gllam; an existing file only with force",
   input: v.object({ out: v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty"), v.maxLength(4096)), force: v.optional(v.boolean(), false) }),
   readOnly: true,
+  opens: { readOnly: true, quietDrift: true },
   run: (gllam, input) => gllam.backup(input.out, { force: input.force }),
   toText: (report: BackupReport) => `backed up to ${report.path}: ${(report.bytes / 1024 / 1024).toFixed(1)} MiB in ${report.seconds.toFixed(2)} s`,
 });
@@ -26,6 +27,7 @@ export const doctor = defineOperation({
   input: v.optional(v.object({}), {}),
   // It changes nothing, but FTS5's integrity-check needs the writer (in a transaction rolled back).
   readOnly: false,
+  opens: { create: false, quietDrift: true },
   run: (gllam) => gllam.doctor(),
   toText: formatDoctorReport,
 });

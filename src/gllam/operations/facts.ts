@@ -2,52 +2,60 @@
 import * as v from "valibot";
 import { ForgetTargetSchema, ScopeSchema, TrustWeightSchema } from "../../memory/types.ts";
 import { formatDay, formatLink } from "../../retrieval/format.ts";
-import type { ForgetReport } from "../../semantic/forget.ts";
+import type { ForgetReport, ForgetTarget } from "../../semantic/forget.ts";
 import type { LinkVersion } from "../../semantic/history.ts";
-import type { RecordedFact } from "../../semantic/record-fact.ts";
+import type { Gllam } from "../gllam.ts";
+import type { FactStatement, RecordedFact } from "../../semantic/record-fact.ts";
 import { defineOperation, NameSchema, TextSchema, WireTimeSchema } from "../operation.ts";
 
 const OptionalText = v.optional(TextSchema);
 
+/** A fact on the wire (add_fact, and each line of `gllam fact import`). */
+export const FactInputSchema = v.object({
+  subject: NameSchema,
+  relationship: v.pipe(v.string(), v.nonEmpty("must not be empty"), v.maxLength(100)),
+  object: NameSchema,
+  caveats: OptionalText,
+  conditions: OptionalText,
+  valid_from: v.optional(WireTimeSchema),
+  valid_until: v.optional(WireTimeSchema),
+  source: v.optional(v.object({ handle: NameSchema, doc_type: NameSchema, role: v.optional(v.string()) })),
+  claim: OptionalText,
+  rationale: OptionalText,
+  proof: OptionalText,
+  trust: v.optional(TrustWeightSchema),
+  /** Create entities for names that mean none even when close names exist ("Kaddy" beside Caddy). */
+  allow_new: v.optional(v.boolean(), false),
+  scope: ScopeSchema,
+});
+
+/** The facade's statement of a wire fact. */
+export const factStatementOf = (input: v.InferOutput<typeof FactInputSchema>): FactStatement => ({
+  subject: input.subject,
+  relationship: input.relationship,
+  object: input.object,
+  caveats: input.caveats,
+  conditions: input.conditions,
+  validFrom: input.valid_from,
+  validUntil: input.valid_until,
+  source: input.source && { handle: input.source.handle, docType: input.source.doc_type, role: input.source.role },
+  claim: input.claim,
+  rationale: input.rationale,
+  proof: input.proof,
+  trustWeight: input.trust,
+  allowNew: input.allow_new,
+  scope: input.scope,
+});
+
 export const addFact = defineOperation({
   name: "add_fact",
+  // A fact may be the first thing a memory holds.
+  opens: { create: true },
   summary:
     "Record a fact SUBJECT -[relationship]-> OBJECT (names resolved in the scope; new names become entities), with caveats, validity and who said it; trust, contradictions, succession and fallacy checks apply",
-  input: v.object({
-    subject: NameSchema,
-    relationship: v.pipe(v.string(), v.nonEmpty("must not be empty"), v.maxLength(100)),
-    object: NameSchema,
-    caveats: OptionalText,
-    conditions: OptionalText,
-    valid_from: v.optional(WireTimeSchema),
-    valid_until: v.optional(WireTimeSchema),
-    source: v.optional(v.object({ handle: NameSchema, doc_type: NameSchema, role: v.optional(v.string()) })),
-    claim: OptionalText,
-    rationale: OptionalText,
-    proof: OptionalText,
-    trust: v.optional(TrustWeightSchema),
-    /** Create entities for names that mean none even when close names exist ("Kaddy" beside Caddy). */
-    allow_new: v.optional(v.boolean(), false),
-    scope: ScopeSchema,
-  }),
+  input: FactInputSchema,
   readOnly: false,
-  run: (gllam, input) =>
-    gllam.addFact({
-      subject: input.subject,
-      relationship: input.relationship,
-      object: input.object,
-      caveats: input.caveats,
-      conditions: input.conditions,
-      validFrom: input.valid_from,
-      validUntil: input.valid_until,
-      source: input.source && { handle: input.source.handle, docType: input.source.doc_type, role: input.source.role },
-      claim: input.claim,
-      rationale: input.rationale,
-      proof: input.proof,
-      trustWeight: input.trust,
-      allowNew: input.allow_new,
-      scope: input.scope,
-    }),
+  run: (gllam, input) => gllam.addFactJudged(factStatementOf(input)),
   toText: formatRecordedFact,
 });
 
@@ -75,7 +83,7 @@ export const facts = defineOperation({
   },
 });
 
-function formatVersion(version: LinkVersion): string {
+export function formatVersion(version: LinkVersion): string {
   const { link } = version;
   const span = `${formatDay(link.validFrom)} → ${link.validUntil === null ? "now" : formatDay(link.validUntil)}`;
   const who = version.source ? `${version.source.docType}/${version.source.displayName || version.source.handle}` : "unattributed";
@@ -89,8 +97,7 @@ export const factHistory = defineOperation({
   input: v.object({ subject: NameSchema, relationship: v.pipe(v.string(), v.nonEmpty("must not be empty")), scope: ScopeSchema }),
   readOnly: true,
   run: (gllam, input) => gllam.factHistory(input.subject, input.relationship, { scope: input.scope }),
-  toText: ({ node, relationship, versions }) =>
-    versions.length > 0 ? versions.map(formatVersion).join("\n") : `no ${relationship} links from ${node.name} (${node.id})`,
+  toText: ({ node, relationship, versions }) => (versions.length > 0 ? versions.map(formatVersion).join("\n") : `no ${relationship} links from ${node.name} (${node.id})`),
 });
 
 export function formatForgetReport(report: ForgetReport): string {
@@ -110,13 +117,16 @@ export function formatForgetReport(report: ForgetReport): string {
   return lines.join("\n");
 }
 
+/** A forget target with its node named as elsewhere (id, name or alias: exact, an ambiguous name is refused) turned into its id. */
+export const resolveForgetTarget = (gllam: Gllam, input: ForgetTarget): ForgetTarget =>
+  "node" in input ? { ...input, node: gllam.nodeNamed(input.node, { scope: input.scope }).id } : input;
+
 export const forget = defineOperation({
   name: "forget",
   summary:
     "Forget a node, link, source, episode or session and everything derived only from it (one transaction, no copy left in the file); give exactly one of node, link, source, episode, session",
   input: ForgetTargetSchema,
   readOnly: false,
-  // A node may be named as elsewhere (id, name or alias: exact, an ambiguous name is refused).
-  run: (gllam, input) => gllam.forget("node" in input ? { ...input, node: gllam.nodeNamed(input.node, { scope: input.scope }).id } : input),
+  run: (gllam, input) => gllam.forget(resolveForgetTarget(gllam, input)),
   toText: formatForgetReport,
 });

@@ -20,6 +20,8 @@ export const remember = defineOperation({
   summary: "Store conversation turns (or notes) as episodes: each goes to the end of its session unless a seq is given; the same turn sent twice is stored once",
   input: v.object({ turns: v.pipe(v.array(TurnSchema), v.minLength(1, "must hold at least one turn"), v.maxLength(10_000)), scope: ScopeSchema }),
   readOnly: false,
+  // The first turns create the memory, with their static vectors (as `gllam ingest` does).
+  opens: { create: true, staticTable: true },
   run: (gllam, input) =>
     gllam.remember(
       input.turns.map((turn) => ({

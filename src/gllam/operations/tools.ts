@@ -5,6 +5,7 @@ import { formatPlan } from "../../planning/plan-text.ts";
 import type { PlanResult } from "../../planning/planner.ts";
 import { PLANNER_CHOICES } from "../../planning/solve.ts";
 import { defineOperation, TextSchema } from "../operation.ts";
+import { planPddlTexts } from "../tools.ts";
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -52,12 +53,18 @@ export function formatPlanResult(result: PlanResult): string {
   return `no plan (${result.status}, ${result.planner}): ${result.reason}`;
 }
 
+const PlanInputSchema = v.object({ domain: v.pipe(TextSchema, v.nonEmpty("must not be empty")), problem: v.pipe(TextSchema, v.nonEmpty("must not be empty")), ...PlanSettingsSchema.entries });
+
+/** Planning reads no memory: the same with or without a memory file open. */
+const solvePddlTexts = (input: v.InferOutput<typeof PlanInputSchema>) =>
+  planPddlTexts({ domain: input.domain, problem: input.problem }, { planner: input.planner, timeoutMs: input.timeout * 1000, improve: input.improve });
+
 export const plan = defineOperation({
   name: "plan",
   summary: "Solve a PDDL task (STRIPS with typing, negative preconditions, equality, action costs) given as domain and problem text; the plan is validated by simulation",
-  input: v.object({ domain: v.pipe(TextSchema, v.nonEmpty("must not be empty")), problem: v.pipe(TextSchema, v.nonEmpty("must not be empty")), ...PlanSettingsSchema.entries }),
+  input: PlanInputSchema,
   readOnly: true,
-  run: (gllam, input) =>
-    gllam.planPddl({ domain: input.domain, problem: input.problem }, { planner: input.planner, timeoutMs: input.timeout * 1000, improve: input.improve }),
+  run: (_gllam, input) => solvePddlTexts(input),
+  withoutMemory: solvePddlTexts,
   toText: formatPlanResult,
 });

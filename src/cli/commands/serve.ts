@@ -1,0 +1,59 @@
+import { defineCommand } from "citty";
+import { openGllam } from "../../gllam/open.ts";
+import { GllamError } from "../../gllam/types.ts";
+import { backgroundWorkersArg, globalArgs, integerFlag, settingsOf } from "../context.ts";
+
+const DEFAULT_PORT = 7411;
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2 };
+
+/** `--max-body 10MB`: bytes, or a number with k/KB/KiB or m/MB/MiB (powers of 1024). */
+export function parseByteSize(text: string): number {
+  const found = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = found && UNITS[found[2]!.toLowerCase()];
+  if (!found || !unit || Number(found[1]) * unit < 1) throw new GllamError("E_BAD_INPUT", `--max-body must be a size like 10MB, 512k or 1048576, got "${text}"`);
+  return Math.floor(Number(found[1]) * unit);
+}
+
+/** Resolves on SIGINT or SIGTERM (the server then stops and memory closes). */
+const untilStopped = () =>
+  new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+
+export const serveCommand = defineCommand({
+  meta: { name: "serve", description: "Serve memory over HTTP (JSON API, GET /openapi.json): 127.0.0.1 by default; another host needs --token" },
+  args: {
+    host: { type: "string", description: "Address to listen on (default 127.0.0.1; any other needs --token)", valueHint: "host" },
+    port: { type: "string", description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)`, valueHint: "port" },
+    token: { type: "string", description: "Bearer token every route but /health requires (default: $GLLAM_TOKEN)", valueHint: "token" },
+    "max-body": { type: "string", description: "Largest request body (default 10MB)", valueHint: "size" },
+    workers: backgroundWorkersArg,
+    ...globalArgs,
+  },
+  run: async ({ args }) => {
+    const host = args.host ?? "127.0.0.1";
+    const port = integerFlag(args.port, DEFAULT_PORT, "--port", 0, 65535);
+    const workers = integerFlag(args.workers, 1, "--workers", 0, 16);
+    const maxBodyBytes = args["max-body"] === undefined ? DEFAULT_MAX_BODY_BYTES : parseByteSize(args["max-body"]);
+    const token = args.token ?? process.env.GLLAM_TOKEN;
+    // Loaded here, not with the CLI, so other commands do not pay for the server's modules at start.
+    const [{ checkServeSecurity, startHttpServer }, { serveBrowser }] = await Promise.all([import("../../server/http/serve.ts"), import("../../server/browser/assets.ts")]);
+    checkServeSecurity(host, token);
+    const gllam = await openGllam(settingsOf(args), { create: true, staticTable: true });
+    try {
+      // The model loads once, now, so the first recall does not wait for it.
+      await gllam.tiers.model?.embed(["gllam"]);
+      if (workers > 0) gllam.startEmbeddingWorkerPool(workers);
+      gllam.startWALCheckpointManager(1000);
+      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser });
+      process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
+      await untilStopped();
+      await server.stop(true);
+    } finally {
+      gllam.close();
+    }
+  },
+});

@@ -1,0 +1,94 @@
+/**
+ * Token estimates and budget packing, pure. Tokens are estimated as ceil(characters / 4) per piece
+ * of text (a line with its newline, a header): the usual rule of thumb for English with GPT-style
+ * tokenizers, cheap and the same everywhere (the context, `bench context`, `ask`). Since the ceiling
+ * of a sum is at most the sum of ceilings, the whole context never estimates above the budget.
+ */
+
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+
+export type Section = "facts" | "contradictions" | "paths" | "timeline" | "procedures" | "chain" | "summaries" | "episodes";
+
+/** Output order of the sections, and their headings. */
+export const SECTIONS: readonly { section: Section; title: string }[] = [
+  { section: "contradictions", title: "Open contradictions" },
+  { section: "facts", title: "Facts" },
+  { section: "paths", title: "Paths between the entities" },
+  { section: "timeline", title: "Timeline" },
+  { section: "procedures", title: "Procedures" },
+  { section: "chain", title: "Recipe chain" },
+  { section: "summaries", title: "Session summaries" },
+  { section: "episodes", title: "Episodes" },
+];
+
+export type ContextItem = {
+  /** Unique per item (e.g. "episode:12", "link:4"). */
+  key: string;
+  section: Section;
+  /** A sub-heading charged once, with the first item under it (an episode's session and day). */
+  group?: string;
+  /** The Markdown line(s), citation included. */
+  text: string;
+  /** What the item is worth for this query (higher is better). */
+  value: number;
+  /** Position within its section or group in the output (e.g. the turn's seq). */
+  order: number;
+  /** Text compared for duplicates (default: text); an item whose dedup text is already in is skipped. */
+  dedup?: string;
+  episodeId?: number;
+};
+
+export const sectionHeader = (section: Section): string => `\n## ${SECTIONS.find((s) => s.section === section)!.title}\n`;
+export const groupHeader = (group: string): string => `### ${group}\n`;
+const lineCost = (item: ContextItem) => estimateTokens(`${item.text}\n`);
+const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+
+/**
+ * Greedy by marginal value: items in decreasing value; each is taken if its marginal cost (its line,
+ * plus its section and group headings when they are not open yet) fits in what is left, and its
+ * text is not already in. A smaller item can still fill the room a larger one could not. (Lowering
+ * the worth of further items from the same session, to spread the context, lost evidence on the
+ * dev data: the turns around a match are worth more than a weaker match elsewhere.)
+ */
+export function packContext(items: readonly ContextItem[], budget: number, fixedCost: number): { chosen: ContextItem[]; tokens: number } {
+  let used = fixedCost;
+  const sections = new Set<Section>();
+  const groups = new Set<string>();
+  const seen = new Set<string>();
+  const chosen: ContextItem[] = [];
+  const ranked = [...items].sort((a, b) => b.value - a.value || a.key.localeCompare(b.key));
+  for (const item of ranked) {
+    const text = normalise(item.dedup ?? item.text);
+    if (seen.has(text)) continue;
+    const groupKey = item.group === undefined ? undefined : `${item.section}\u0000${item.group}`;
+    const cost =
+      lineCost(item) +
+      (sections.has(item.section) ? 0 : estimateTokens(sectionHeader(item.section))) +
+      (groupKey === undefined || groups.has(groupKey) ? 0 : estimateTokens(groupHeader(item.group!)));
+    if (used + cost > budget) continue;
+    used += cost;
+    seen.add(text);
+    sections.add(item.section);
+    if (groupKey !== undefined) groups.add(groupKey);
+    chosen.push(item);
+  }
+  return { chosen, tokens: used };
+}
+
+/** The chosen items as Markdown sections in SECTIONS order, groups by their first item, items by order. */
+export function renderSections(chosen: readonly ContextItem[]): string {
+  let out = "";
+  for (const { section } of SECTIONS) {
+    const items = chosen.filter((item) => item.section === section);
+    if (items.length === 0) continue;
+    out += sectionHeader(section);
+    const groups = new Map<string | undefined, ContextItem[]>();
+    for (const item of [...items].sort((a, b) => a.order - b.order)) groups.set(item.group, [...(groups.get(item.group) ?? []), item]);
+    const ordered = [...groups.entries()].sort((a, b) => a[1][0]!.order - b[1][0]!.order);
+    for (const [group, list] of ordered) {
+      if (group !== undefined) out += groupHeader(group);
+      for (const item of list) out += `${item.text}\n`;
+    }
+  }
+  return out;
+}

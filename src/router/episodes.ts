@@ -1,0 +1,174 @@
+/**
+ * The episodes a query needs, as context items with values: the hybrid search's hits, hits inside
+ * the query's date windows (boosted), a second round from what the first hits mention (entities in
+ * episode_mentions and their graph neighbours, and the first hits' own distinctive words), the
+ * turns next to strong hits (an answer often follows the question it answers), and the summaries
+ * of the sessions the hits come from.
+ */
+import type { Store } from "../engine/store.ts";
+import { readEpisodes } from "../episodic/episodes.ts";
+import { episodeNeighbours, episodeSpeakers } from "../episodic/lookup.ts";
+import type { EpisodeRow } from "../memory/types.ts";
+import { nodesMentionedBy } from "../episodic/mentions.ts";
+import { getEpisodicSummaries } from "../episodic/summaries.ts";
+import { readNodes } from "../semantic/nodes.ts";
+import { activeLinks } from "../semantic/links.ts";
+import { DEFAULT_TUNING, searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type EpisodeSearchResult, type SearchTuning } from "../retrieval/search-episodes.ts";
+import type { ContextItem } from "./budget.ts";
+import type { DateWindow } from "./dates.ts";
+import { expansionTerms } from "./expansion.ts";
+import { episodeGroup, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
+
+/** How the rounds weigh against the first; chosen on LoCoMo dev as general settings, not per question type. */
+export const EPISODE_WEIGHTS = {
+  /** Hits of the first round. */
+  first: 60,
+  /** Hits inside a date window the query names: a search restricted to it, and a boost of first-round hits in it. */
+  window: 20,
+  windowBoost: 1.3,
+  /** The second round (the query plus what the first hits mention). */
+  second: 40,
+  secondWeight: 0.6,
+  /** How many first hits seed the second round and the neighbours. */
+  seeds: 8,
+  neighbourHits: 25,
+  neighbourShare: 0.45,
+  summaryShare: 0.5,
+  /** The first search's vector candidates ranked alone (no words): turns that say it in other words; their weight against the first round. */
+  semantic: 40,
+  semanticWeight: 0.85,
+  semanticSpeakerBoost: 1,
+  /** Each episode gains this share of its session's score (best episode, then the next at sessionDecay^i): evidence clusters in matching sessions. 0.1 helped on both dev sets; 0.4 helped LoCoMo and hurt LongMemEval. */
+  sessionBoost: 0.1,
+  sessionDecay: 0.5,
+  /** Search settings over recall's defaults. */
+  search: {} as Partial<SearchTuning>,
+};
+
+export type EpisodeGatherOptions = { scope: string; asOf?: number; windows: DateWindow[]; maxChars: number; recap: boolean; multiHop: boolean };
+export type GatheredEpisodes = { items: ContextItem[]; mentionedNodeIds: string[]; searches: number };
+
+/** Each hit's fused score over the list's best: 1 for the top hit. */
+const normalised = (hits: EpisodeSearchHit[]) => {
+  const top = hits[0]?.score ?? 1;
+  return hits.map((hit) => ({ hit, value: top > 0 ? hit.score / top : 0 }));
+};
+
+export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query: string, options: EpisodeGatherOptions): Promise<GatheredEpisodes> {
+  const W = EPISODE_WEIGHTS;
+  const base = { scope: options.scope, asOf: options.asOf, tuning: W.search };
+  const values = new Map<number, number>();
+  const rows = new Map<number, EpisodeLine>();
+  const offer = (hit: EpisodeLine, value: number) => {
+    rows.set(hit.episodeId, hit);
+    values.set(hit.episodeId, Math.max(values.get(hit.episodeId) ?? 0, value));
+  };
+  let searches = 1;
+  const firstSearch = await searchEpisodes(store, tiers, query, { ...base, k: W.first });
+  const first = firstSearch.hits;
+  const inWindow = (at: number | null) => at !== null && options.windows.some((w) => at >= w.start && at < w.end);
+  for (const { hit, value } of normalised(first)) offer(hit, inWindow(hit.occurredAt) ? value * W.windowBoost : value);
+  // Later rounds are lexical: a vector search is most of a search's time at 10,000 turns.
+  const lexical = { ...base, tuning: { ...W.search, staticWeight: 0, staticAloneWeight: 0, denseWeight: 0 } };
+  for (const window of options.windows) {
+    searches++;
+    const hits = (await searchEpisodes(store, tiers, query, { ...lexical, k: W.window, window })).hits;
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
+  }
+  for (const { hit, value } of vectorRanking(store, firstSearch)) offer(hit, value * W.semanticWeight);
+  const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
+  const mentionedNodeIds = nodesMentionedBy(store.dbRO(), seeds);
+  // The second round runs when the graph names what the first hits mention, or the question joins
+  // several things; the first hits' shared words alone added nothing on the dev sets (and cost a search).
+  const names = [...graphNames(store, mentionedNodeIds, options)];
+  const extra = names.length > 0 || options.multiHop ? expansionTerms(query, first.slice(0, W.seeds).map((hit) => hit.content), names) : [];
+  if (extra.length > 0) {
+    searches++;
+    const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...lexical, k: W.second })).hits;
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.secondWeight);
+  }
+
+  addNeighbours(store, options, values, rows);
+  boostBySession(values, rows);
+  const items: ContextItem[] = [...rows.values()].map((e) => ({
+    key: `episode:${e.episodeId}`,
+    section: "episodes",
+    group: episodeGroup(e),
+    text: formatEpisodeLine(e, options.maxChars),
+    dedup: e.content,
+    value: values.get(e.episodeId)!,
+    order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,
+    episodeId: e.episodeId,
+  }));
+  return { items: [...items, ...summaryItems(store, options, rows, values)], mentionedNodeIds, searches };
+}
+
+/**
+ * The first search's static-vector candidates as a ranking of their own (turns that say it in other
+ * words, whatever their BM25): reciprocal rank, the named speakers' turns preferred, the best at 1.
+ */
+function vectorRanking(store: Store, search: EpisodeSearchResult): { hit: EpisodeLine; value: number }[] {
+  const ids = search.staticIds.slice(0, EPISODE_WEIGHTS.semantic);
+  if (ids.length === 0) return [];
+  const speakers = new Set(search.speakers);
+  const speakerOf = episodeSpeakers(store.dbRO(), ids);
+  const scores = new Map(ids.map((id, i) => [id, (1 / (DEFAULT_TUNING.rrfK + i + 1)) * (speakers.has(speakerOf.get(id) ?? "") ? 1 + EPISODE_WEIGHTS.semanticSpeakerBoost : 1)]));
+  const top = Math.max(...scores.values());
+  return readEpisodes(store, ids).map((row) => ({ hit: lineOf(row), value: scores.get(row.id)! / top }));
+}
+
+const lineOf = (row: EpisodeRow): EpisodeLine => ({ episodeId: row.id, sessionId: row.sessionId, seq: row.seq, speaker: row.speaker, role: row.role, content: row.content, occurredAt: row.occurredAt });
+
+/** Adds to each episode a share of its session's score (its best episodes, decaying): evidence clusters in the sessions that match. */
+function boostBySession(values: Map<number, number>, rows: Map<number, EpisodeLine>): void {
+  const bySession = new Map<string, number[]>();
+  for (const [id, value] of values) {
+    const session = rows.get(id)!.sessionId;
+    bySession.set(session, [...(bySession.get(session) ?? []), value]);
+  }
+  const sessionScore = new Map([...bySession].map(([session, list]) => [session, list.sort((a, b) => b - a).reduce((sum, v, i) => sum + v * EPISODE_WEIGHTS.sessionDecay ** i, 0)]));
+  for (const [id, value] of values) values.set(id, value + EPISODE_WEIGHTS.sessionBoost * sessionScore.get(rows.get(id)!.sessionId)!);
+}
+
+/** The names of the nodes the first hits mention and of their neighbours in the graph. */
+function graphNames(store: Store, nodeIds: string[], options: EpisodeGatherOptions): Set<string> {
+  const names = new Set<string>();
+  const focus = nodeIds.slice(0, 5);
+  const neighbourIds = focus.flatMap((id) => activeLinks(store, id, { scope: options.scope, asOf: options.asOf }).map((l) => (l.sourceId === id ? l.targetId : l.sourceId)));
+  for (const node of readNodes(store, [...new Set([...focus, ...neighbourIds.slice(0, 10)])], options.scope)) names.add(node.name);
+  return names;
+}
+
+/** The turns right before and after the strongest hits, worth a share of their anchor. */
+function addNeighbours(store: Store, options: EpisodeGatherOptions, values: Map<number, number>, rows: Map<number, EpisodeLine>): void {
+  const anchors = [...values.entries()].sort((a, b) => b[1] - a[1]).slice(0, EPISODE_WEIGHTS.neighbourHits);
+  const end = options.asOf === undefined ? undefined : options.asOf + 1;
+  const adjacency = episodeNeighbours(store.dbRO(), anchors.map(([id]) => id), { scope: options.scope, end });
+  const offered = new Map<number, number>();
+  for (const [id, value] of anchors) {
+    for (const n of adjacency.get(id) ?? []) {
+      const share = value * EPISODE_WEIGHTS.neighbourShare;
+      if (share > (values.get(n) ?? 0) && share > (offered.get(n) ?? 0)) offered.set(n, share);
+    }
+  }
+  const missing = [...offered.keys()].filter((id) => !rows.has(id));
+  for (const row of readEpisodes(store, missing)) rows.set(row.id, lineOf(row));
+  for (const [id, value] of offered) if (rows.has(id)) values.set(id, Math.max(values.get(id) ?? 0, value));
+}
+
+/** Summaries of the sessions the best episodes come from, worth a share of the session's best episode. */
+function summaryItems(store: Store, options: EpisodeGatherOptions, rows: Map<number, EpisodeLine>, values: Map<number, number>): ContextItem[] {
+  const sessions = new Map<string, number>();
+  for (const [id, row] of rows) sessions.set(row.sessionId, Math.max(sessions.get(row.sessionId) ?? 0, values.get(id) ?? 0));
+  const top = [...sessions.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10);
+  const share = options.recap ? 1 : EPISODE_WEIGHTS.summaryShare;
+  return top.flatMap(([sessionId, value]) =>
+    getEpisodicSummaries(store, { scope: options.scope, sessionId }).map((summary) => ({
+      key: `summary:${summary.id}`,
+      section: "summaries" as const,
+      text: formatSummaryLine(summary, options.maxChars),
+      value: value * share,
+      order: summary.startTime ?? summary.createdAt,
+    })),
+  );
+}

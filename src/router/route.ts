@@ -1,0 +1,131 @@
+/**
+ * routeAndAssemble: classify the query's intent (rules), pull what that intent needs from every
+ * layer, and pack it into cited Markdown within a token budget, greedy by marginal value.
+ */
+import type { Store } from "../engine/store.ts";
+import { GllamError } from "../engine/errors.ts";
+import { latestEpisodeTime } from "../episodic/lookup.ts";
+import { parseScope } from "../memory/parse.ts";
+import type { SemanticNode } from "../memory/types.ts";
+import { findNodesByName, findNodesByPhrases, readNodes } from "../semantic/nodes.ts";
+import type { EmbeddingTiers } from "../retrieval/search-episodes.ts";
+import { estimateTokens, packContext, renderSections, type ContextItem, type Section } from "./budget.ts";
+import { resolveDateExpressions, type DateWindow } from "./dates.ts";
+import { gatherEpisodes } from "./episodes.ts";
+import { dateEventExpressions } from "./event-dates.ts";
+import { formatContextHeader } from "./format.ts";
+import { classifyIntent, queryPhrases, type QueryIntent } from "./intent.ts";
+import { factItems, pathItems, procedureItems, timelineItems, type Focus, type KnowledgeOptions } from "./knowledge.ts";
+
+export const DEFAULT_CONTEXT_BUDGET = 1500;
+/** Longest episode text in a context; the budget's eighth when that is less (a long document chunk must not take the whole budget). */
+const MAX_EPISODE_CHARS = 600;
+
+export type RouteOptions = {
+  /** Entity names (or ids, aliases) the caller says the query is about, beside those the query names. */
+  entities?: string[];
+  /** Tokens (estimated as characters / 4), default 1500. */
+  budget?: number;
+  scope?: string;
+  /** Read facts as they held then, and only episodes up to it. */
+  asOf?: number;
+  /** Where the planner writes recipe-chain PDDL (null: nowhere). */
+  pddlDomainsDir?: string | null;
+};
+
+export type AssembledItem = { key: string; section: Section; value: number; tokens: number; episodeId?: number };
+
+export type AssembledContext = {
+  query: string;
+  scope: string;
+  intent: QueryIntent;
+  /** Date expressions of the query, resolved against the conversation's latest date ("two weeks before the trip": against the trip's date in memory). */
+  dateWindows: DateWindow[];
+  budget: number;
+  /** Estimated tokens of `markdown` (characters / 4, rounded up per piece). */
+  tokens: number;
+  markdown: string;
+  /** What went in, in decreasing value. */
+  items: AssembledItem[];
+  /** Candidates that did not fit or repeated text already in. */
+  dropped: number;
+  /** Episode searches run (the first, one per date window, the second round). */
+  searches: number;
+  /** Entities the caller named that have no node in the scope (capitalised words of the query may be none). */
+  unresolvedEntities: string[];
+  elapsedMs: number;
+};
+
+function checkBudget(budget: number): number {
+  if (!Number.isInteger(budget) || budget < 100 || budget > 200_000) throw new GllamError("E_BAD_INPUT", `budget must be an integer in 100..200000 tokens, got ${budget}`);
+  return budget;
+}
+
+/** The nodes the caller names and the query names (entities first), and the names that match none. */
+function resolveFocus(store: Store, names: string[], scope: string): { named: SemanticNode[]; unresolved: string[] } {
+  const named: SemanticNode[] = [];
+  const unresolved: string[] = [];
+  for (const name of names) {
+    const node = findNodesByName(store, name, scope)[0];
+    if (!node) unresolved.push(name);
+    else if (!named.some((n) => n.id === node.id)) named.push(node);
+  }
+  return { named, unresolved };
+}
+
+/** One item per key, the most valuable. */
+const uniqueByKey = (items: ContextItem[]) => [...new Map([...items].sort((a, b) => a.value - b.value).map((item) => [item.key, item])).values()];
+
+export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, query: string, options: RouteOptions = {}): Promise<AssembledContext> {
+  const started = performance.now();
+  const text = query.trim();
+  if (!text) throw new GllamError("E_BAD_INPUT", "query is empty");
+  const budget = checkBudget(options.budget ?? DEFAULT_CONTEXT_BUDGET);
+  const scope = parseScope(options.scope);
+  const intent = classifyIntent(text);
+  const anchor = latestEpisodeTime(store.dbRO(), scope, options.asOf) ?? options.asOf ?? Date.now();
+  const dateWindows = [...resolveDateExpressions(text, anchor), ...(await dateEventExpressions(store, tiers, text, { scope, asOf: options.asOf }))];
+  const maxChars = Math.min(MAX_EPISODE_CHARS, Math.floor((budget * 4) / 8));
+
+  const explicit = resolveFocus(store, options.entities ?? [], scope);
+  const detected = findNodesByPhrases(store, [...intent.entities, ...queryPhrases(text)], scope);
+  const named = [...explicit.named, ...detected.filter((n) => !explicit.named.some((e) => e.id === n.id))];
+  const episodes = await gatherEpisodes(store, tiers, text, {
+    scope,
+    asOf: options.asOf,
+    windows: dateWindows,
+    maxChars,
+    recap: intent.intents.includes("recap"),
+    multiHop: intent.intents.includes("relation") || named.length >= 2,
+  });
+  const mentioned = readNodes(store, episodes.mentionedNodeIds.slice(0, 3), scope).filter((n) => !named.some((m) => m.id === n.id));
+  const focus: Focus[] = [...named.map((node) => ({ node, named: true })), ...mentioned.map((node) => ({ node, named: false }))];
+  const knowledge: KnowledgeOptions = { scope, asOf: options.asOf, intents: intent.intents, query: text, maxChars, pddlDomainsDir: options.pddlDomainsDir ?? null };
+  const candidates = uniqueByKey([
+    ...episodes.items,
+    ...factItems(store, focus, knowledge),
+    ...pathItems(store, named, knowledge),
+    ...timelineItems(store, named, knowledge),
+    ...procedureItems(store, knowledge),
+  ]);
+
+  const header = formatContextHeader(text, intent, dateWindows, budget);
+  const { chosen } = packContext(candidates, budget, estimateTokens(header));
+  // "Nothing matches" only when memory had nothing to offer (a budget too small for any item is not that).
+  const body = candidates.length > 0 ? renderSections(chosen) : "\n_Nothing in memory matches this query._\n";
+  const markdown = header + body;
+  return {
+    query: text,
+    scope,
+    intent,
+    dateWindows,
+    budget,
+    tokens: estimateTokens(markdown),
+    markdown,
+    items: chosen.map((item) => ({ key: item.key, section: item.section, value: Math.round(item.value * 1000) / 1000, tokens: estimateTokens(`${item.text}\n`), ...(item.episodeId === undefined ? {} : { episodeId: item.episodeId }) })),
+    dropped: candidates.length - chosen.length,
+    searches: episodes.searches,
+    unresolvedEntities: explicit.unresolved,
+    elapsedMs: Math.round((performance.now() - started) * 100) / 100,
+  };
+}

@@ -1,0 +1,29 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { evidenceRecall } from "../../src/bench/context.ts";
+import { tinyLocomo } from "../fixtures/tiny-locomo.ts";
+import { makeTempDir, runGllam } from "../helpers.ts";
+
+test("evidenceRecall: the share of the evidence documents in the context", () => {
+  expect(evidenceRecall(new Set(["D1:1", "D1:2"]), new Set(["D1:2", "D2:5"]))).toBe(0.5);
+  expect(evidenceRecall(new Set(["D1:1"]), new Set(["D1:1"]))).toBe(1);
+  expect(evidenceRecall(new Set(), new Set())).toBe(0);
+});
+
+test("gllam bench context scores the evidence in the assembled context, by category, within the budget", async () => {
+  const dir = makeTempDir();
+  const data = join(dir, "locomo.json");
+  const out = join(dir, "context.json");
+  await Bun.write(data, JSON.stringify(tinyLocomo()));
+  const run = runGllam(["bench", "context", "--dataset", "locomo", "--data", data, "--budget", "200", "--json", out]);
+  expect(run.stderr).not.toContain("error");
+  expect(run.code).toBe(0);
+  const result = await Bun.file(out).json();
+  expect(result).toMatchObject({ dataset: "locomo", budget: 200, questions: 3, turns: 44, static_embedder: expect.stringContaining("static") });
+  expect(Object.keys(result.by_category).sort()).toEqual(["multi-hop", "single-hop"]);
+  expect(result.by_category["single-hop"].questions).toBe(2);
+  expect(result.overall.evidence_recall).toBeGreaterThan(0);
+  expect(result.overall.evidence_recall).toBeLessThanOrEqual(1);
+  expect(result.context_tokens_p95).toBeLessThanOrEqual(200);
+  expect(result.assembly_p95_ms).toBeGreaterThan(0);
+});

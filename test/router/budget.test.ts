@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { estimateTokens, groupHeader, packContext, renderSections, sectionHeader, type ContextItem } from "../../src/router/budget.ts";
+
+const item = (key: string, value: number, text: string, extra: Partial<ContextItem> = {}): ContextItem => ({ key, section: "episodes", value, text, order: 0, ...extra });
+
+test("estimateTokens is characters / 4, rounded up", () => {
+  expect([estimateTokens(""), estimateTokens("abc"), estimateTokens("abcd"), estimateTokens("abcde")]).toEqual([0, 1, 1, 2]);
+});
+
+describe("packContext", () => {
+  test("takes the most valuable first and charges each heading once", () => {
+    const items = [item("a", 0.5, "- aaaa", { group: "s1" }), item("b", 0.9, "- bbbb", { group: "s1" }), item("c", 0.7, "- cccc", { group: "s2" })];
+    const { chosen, tokens } = packContext(items, 1000, 3);
+    expect(chosen.map((i) => i.key)).toEqual(["b", "c", "a"]);
+    const expected = 3 + estimateTokens(sectionHeader("episodes")) + 2 * estimateTokens(groupHeader("s1")) + 3 * estimateTokens("- aaaa\n");
+    expect(tokens).toBe(expected);
+  });
+
+  test("a smaller item fills the room a larger one could not", () => {
+    const big = item("big", 0.9, `- ${"x".repeat(400)}`);
+    const small = item("small", 0.1, "- y");
+    const { chosen, tokens } = packContext([big, small], 20, 0);
+    expect(chosen.map((i) => i.key)).toEqual(["small"]);
+    expect(tokens).toBeLessThanOrEqual(20);
+  });
+
+  test("text already in is not repeated (case and punctuation aside)", () => {
+    const items = [item("a", 0.9, "- [e1] Ann: Hello, world!", { dedup: "Hello, world!" }), item("b", 0.8, "- [e2] Bo: hello world", { dedup: "hello world" })];
+    expect(packContext(items, 1000, 0).chosen.map((i) => i.key)).toEqual(["a"]);
+  });
+
+  test("nothing fits: nothing is taken", () => {
+    expect(packContext([item("a", 1, "- abc")], 5, 5).chosen).toEqual([]);
+  });
+
+  test("the rendered sections never estimate above the packed tokens", () => {
+    const items = Array.from({ length: 50 }, (_, i) => item(`k${i}`, (i * 7) % 11, `- line ${i} ${"w".repeat(i % 13)}`, { group: `s${i % 4}`, section: i % 5 === 0 ? "facts" : "episodes", order: i }));
+    for (const budget of [10, 50, 120, 400]) {
+      const { chosen, tokens } = packContext(items, budget, 0);
+      expect(tokens).toBeLessThanOrEqual(budget);
+      expect(estimateTokens(renderSections(chosen))).toBeLessThanOrEqual(tokens);
+    }
+  });
+});
+
+test("renderSections: sections in their fixed order, groups by their first item, items by order", () => {
+  const chosen = [
+    item("e2", 0.9, "- e2", { group: "session b", order: 20 }),
+    item("e1", 0.5, "- e1", { group: "session a", order: 10 }),
+    item("e3", 0.4, "- e3", { group: "session a", order: 5 }),
+    item("f1", 0.3, "- fact", { section: "facts", order: 0 }),
+  ];
+  expect(renderSections(chosen)).toBe("\n## Facts\n- fact\n\n## Episodes\n### session a\n- e3\n- e1\n### session b\n- e2\n");
+});
