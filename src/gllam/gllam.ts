@@ -310,10 +310,16 @@ export class Gllam {
     return checkpointWAL(this.store.db(), mode);
   }
 
-  /** One manager per engine; starting again replaces the previous one. Stopped by close(). */
+  /**
+   * One manager per engine; starting again replaces the previous one. Stopped by close(). With
+   * checkpoints left to a replicator (GLLAM_CHECKPOINTS=external) it checkpoints nothing: its tick
+   * returns undefined, so `gllam serve` and the MCP server never race the replicator.
+   */
   startWALCheckpointManager(intervalMs: number, options?: WALCheckpointOptions): WALCheckpointManager {
     this.#checkpointManager?.stop();
-    this.#checkpointManager = startWALCheckpointManager(this.store.db(), this.store.path, intervalMs, options);
+    this.#checkpointManager = this.store.externalCheckpoints
+      ? { stop: () => {}, tick: () => undefined, runs: 0, last: undefined }
+      : startWALCheckpointManager(this.store.db(), this.store.path, intervalMs, options);
     return this.#checkpointManager;
   }
 

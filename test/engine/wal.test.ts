@@ -54,7 +54,7 @@ describe("WAL checkpoints", () => {
 });
 
 describe("checkpoints left to a replicator (GLLAM_CHECKPOINTS=external)", () => {
-  test("autocheckpoint is off, and neither ingest nor forget checkpoints the WAL", async () => {
+  test("autocheckpoint is off, and neither ingest, forget nor the servers' manager checkpoints the WAL", async () => {
     const gllam = await openTempGllam(dir, { checkpoints: "external" });
     expect(gllam.db().query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint).toBe(0);
     const file = join(dir, "turns.jsonl");
@@ -64,6 +64,10 @@ describe("checkpoints left to a replicator (GLLAM_CHECKPOINTS=external)", () => 
     expect(grown).toBeGreaterThan(0);
     const report = gllam.forget({ episode: 1 });
     expect(report.walPurged).toBe(false);
+    // The manager `gllam serve` and the MCP server start checkpoints nothing either.
+    const manager = gllam.startWALCheckpointManager(10);
+    expect(manager.tick()).toBeUndefined();
+    expect(manager.runs).toBe(0);
     expect(walSizeBytes(gllam.path)).toBeGreaterThanOrEqual(grown);
     gllam.close();
   });
