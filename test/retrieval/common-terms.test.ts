@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { approximateEpisodeCount, matchesMoreThan } from "../../src/episodic/lookup.ts";
+import { approximateEpisodeCount, bm25Episodes, matchesMoreThan } from "../../src/episodic/lookup.ts";
 import { keepRareTerms } from "../../src/retrieval/search-episodes.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
@@ -20,6 +20,21 @@ describe("common query words in a large file", () => {
     expect(matchesMoreThan(db, '{content} : "go"', 8)).toBe(true);
     expect(matchesMoreThan(db, '{content} : "go"', 9)).toBe(false);
     expect(matchesMoreThan(db, '"ferry"', 3)).toBe(false);
+    gllam.close();
+  });
+});
+
+describe("BM25 candidates in a file shared by scopes", () => {
+  test("the scope's matches are found when another scope's rank above them all", async () => {
+    const gllam = await openTempGllam(makeTempDir());
+    gllam.addEpisodes(Array.from({ length: 30 }, (_, i) => ({ scope: "other", sessionId: "s", seq: i, content: `ferry ferry ferry ${i}` })));
+    gllam.addEpisodes(Array.from({ length: 3 }, (_, i) => ({ sessionId: "s", seq: i, content: `a long day and then the ferry home with friends ${i}` })));
+    const db = gllam.dbRO();
+    const ids = (scope: string, limit: number) => bm25Episodes(db, '"ferry"', { scope }, limit, 0).map((hit) => hit.episodeId);
+    expect(ids("default", 5)).toHaveLength(3);
+    expect(ids("other", 5)).toHaveLength(5);
+    // Ranked alone or through the join, the same best ones in the same order.
+    expect(ids("other", 40)).toEqual(bm25Episodes(db, '"ferry"', { scope: "other", sessionId: "s" }, 40, 0).map((hit) => hit.episodeId));
     gllam.close();
   });
 });

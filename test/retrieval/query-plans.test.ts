@@ -54,7 +54,10 @@ const SMALL_TABLES = /^(SCAN|SEARCH) (sqlite_schema|episode_speakers)\b/;
 
 /** The lines of a plan that read a scope whole: a table SCAN, or an index search keyed by nothing but the scope. */
 function scopeScans(plan: string[]): string[] {
+  // A subquery's rows (a LIMITed FTS5 ranking, say) are read in full by design: not a table.
+  const subqueries = new Set(plan.flatMap((line) => /^(?:CO-ROUTINE|MATERIALIZE) (\w+)$/.exec(line)?.[1] ?? []));
   return plan.filter((line) => {
+    if (subqueries.has(/^SCAN (\w+)$/.exec(line)?.[1] ?? "")) return false;
     if (/VIRTUAL TABLE/.test(line) || /SCAN (CONSTANT ROW|json_each)/.test(line) || SMALL_TABLES.test(line)) return false;
     if (/^SCAN \w+( AS \w+)?( USING (COVERING )?INDEX \w+)?$/.test(line) && !/USE TEMP B-TREE/.test(line)) return true;
     return /\(scope=\?\)$/.test(line);
