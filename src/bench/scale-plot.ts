@@ -79,7 +79,7 @@ export function writeScalePlot(result: ScaleBenchResult): string {
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
     drawPanel(latency, sizes, 70),
     drawPanel(ingest, sizes, 70 + PANEL_W + 90),
-    `<text x="${WIDTH / 2}" y="${HEIGHT - 12}" text-anchor="middle" fill="#555">gllam bench scale: peak RSS ${result.peak_rss_mb} MB</text>`,
+    `<text x="${WIDTH / 2}" y="${HEIGHT - 12}" text-anchor="middle" fill="#555">gllam bench scale: peak RSS ${result.peak_rss_mb} MB (ingest ${Math.max(...result.sizes.map((row) => row.ingest_peak_rss_mb))}, queries ${Math.max(...result.sizes.map((row) => row.query_peak_rss_mb))})</text>`,
     "</svg>",
     "",
   ].join("\n");

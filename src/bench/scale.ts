@@ -4,7 +4,7 @@
  * size, recall as a user runs it (static query embedding), BM25 alone, recall with the model tier
  * over a sample that has model vectors, the static KNN against exact KNN, file size and peak RSS.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GllamError } from "../engine/errors.ts";
@@ -52,12 +52,27 @@ export type ScaleRow = {
   knn_exact_recall_at_10: number;
   /** Share of exact KNN's top 10 the engine's KNN returns too. */
   knn_overlap_at_10: number;
+  /** Peak resident memory while this size's turns were ingested, then while it was queried (VmHWM reset before each phase; the process's peak when the kernel cannot reset it). */
+  ingest_peak_rss_mb: number;
+  query_peak_rss_mb: number;
+  /** The process's peak so far. */
   peak_rss_mb: number;
   rss_anon_mb: number | null;
   rss_file_mb: number | null;
 };
 
-export type ScaleBenchResult = { sizes: ScaleRow[]; peak_rss_mb: number; turns_per_copy: number; questions: number; static_embedder: string; model_sample: number };
+export type ScaleBenchResult = {
+  sizes: ScaleRow[];
+  peak_rss_mb: number;
+  /** Resident memory once the engine is open and the static table loaded, before any ingest. */
+  base_rss_mb: number;
+  /** What loading the model and embedding the sample added to the resident memory (null: no model). */
+  model_rss_mb: number | null;
+  turns_per_copy: number;
+  questions: number;
+  static_embedder: string;
+  model_sample: number;
+};
 
 type Question = { text: string; relevant: Set<string> };
 
@@ -86,6 +101,17 @@ function procStatusMb(field: string): number | undefined {
 
 /** Peak resident memory of this process so far (VmHWM), else the current RSS. */
 export const peakRssMb = (): number => procStatusMb("VmHWM") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
+
+const rssMb = (): number => procStatusMb("VmRSS") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
+
+/** Starts a new peak: VmHWM falls to the current RSS (Linux: "5" to clear_refs); elsewhere nothing. */
+function resetPeakRss(): void {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+  } catch {
+    // No procfs: the phase peaks are the process's.
+  }
+}
 
 /**
  * The resident memory now, split: anonymous (heaps, SQLite's page caches) and file-backed (the
@@ -128,11 +154,14 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const modelGllam = options.modelEmbedder ? await Gllam.open(path, { embedder: options.modelEmbedder, staticEmbedder: options.staticEmbedder }) : undefined;
   const rows: ScaleRow[] = [];
   const docOf = new Map<number, string>();
+  const baseRss = rssMb();
+  let modelRss: number | null = null;
   try {
     let stored = 0;
     for (const size of sizes) {
       let wall = 0;
       let cpu = 0;
+      resetPeakRss();
       while (stored < size) {
         const to = Math.min(size, stored + INGEST_CHUNK);
         const batch = corpusSlice(corpus, stored, to);
@@ -147,14 +176,18 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       }
       const added = size - (rows.at(-1)?.episodes ?? 0);
       gllam.checkpointWAL("TRUNCATE");
+      const ingestPeak = peakRssMb();
+      resetPeakRss();
       if (modelGllam && rows.length === 0) {
         options.onProgress?.(`model vectors for the first ${options.modelSample} episodes`);
+        const before = rssMb();
         for (let after = 0, left = options.modelSample; left > 0; ) {
           const done = await processUnembeddedBatch(modelGllam.store, options.modelEmbedder!, Math.min(64, left), after);
           if (done.length === 0) break;
           left -= done.length;
           after = done.at(-1)!.id;
         }
+        modelRss = rssMb() - before;
       }
       const row = await measureSize(gllam, modelGllam, questions, docOf, options);
       rows.push({
@@ -163,12 +196,14 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         ingest_turns_per_cpu_s: Math.round(added / cpu),
         db_bytes: statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0),
         ...row,
-        peak_rss_mb: peakRssMb(),
+        ingest_peak_rss_mb: ingestPeak,
+        query_peak_rss_mb: peakRssMb(),
+        peak_rss_mb: Math.max(peakRssMb(), ...rows.map((r) => r.peak_rss_mb), ingestPeak),
         ...rssSplitMb(),
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: peakRssMb(), turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: modelGllam ? options.modelSample : 0 };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: modelGllam ? options.modelSample : 0 };
   } finally {
     modelGllam?.close();
     gllam.close();

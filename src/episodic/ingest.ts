@@ -197,9 +197,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  const db = store.db();
-  const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
-  db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
+  const restoreCache = useIngestCache(store);
   try {
     for (const file of checked) {
       files.push(await writeFile(store, file, options, (episodes) => onProgress?.((done += episodes), total, file.path)));
@@ -207,7 +205,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
       await breathe();
     }
   } finally {
-    db.run(`PRAGMA cache_size = ${cacheSize}`);
+    restoreCache();
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return {
@@ -220,18 +218,31 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   };
 }
 
+/** Sets the writer's page cache to INGEST_CACHE_KIB (at most) for an ingest; returns what restores it. */
+function useIngestCache(store: Store): () => void {
+  const db = store.db();
+  const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
+  db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
+  return () => db.run(`PRAGMA cache_size = ${cacheSize}`);
+}
+
 export type WriteUnitsOptions = { staticEmbedder?: StaticEmbedder };
 
-/** Validates, then writes units, one transaction each (the benchmarks' conversations); returns counts. */
+/** Validates, then writes units, one transaction each (the benchmarks' conversations), with an ingest's page cache; returns counts. */
 export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): { episodes: number; inserted: number; duplicates: number; mentions: number } {
   const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
   const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
-  for (const batch of batches) {
-    const result = store.transaction(() => insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder }));
-    totals.episodes += batch.episodes.length;
-    totals.inserted += result.inserted;
-    totals.duplicates += result.duplicates;
-    totals.mentions += result.mentions;
+  const restoreCache = useIngestCache(store);
+  try {
+    for (const batch of batches) {
+      const result = store.transaction(() => insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder }));
+      totals.episodes += batch.episodes.length;
+      totals.inserted += result.inserted;
+      totals.duplicates += result.duplicates;
+      totals.mentions += result.mentions;
+    }
+  } finally {
+    restoreCache();
   }
   return totals;
 }

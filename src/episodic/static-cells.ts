@@ -138,7 +138,11 @@ export function scopeHasCells(db: Database, scope: string): boolean {
  */
 export function maintainStaticCells(db: Database, dims: number, items: { key: string | number; scope: string }[], vectors: Float32Array[]): void {
   const byScope = new Map<string, number[]>();
-  items.forEach((item, i) => byScope.set(item.scope, [...(byScope.get(item.scope) ?? []), i]));
+  items.forEach((item, i) => {
+    const indexes = byScope.get(item.scope);
+    if (indexes) indexes.push(i);
+    else byScope.set(item.scope, [i]);
+  });
   for (const [scope, indexes] of byScope) {
     if (scopeHasCells(db, scope)) {
       const centroids = readCentroids(db)!;
