@@ -104,8 +104,13 @@ export const peakRssMb = (): number => procStatusMb("VmHWM") ?? Math.round(proce
 
 const rssMb = (): number => procStatusMb("VmRSS") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
 
-/** Starts a new peak: VmHWM falls to the current RSS (Linux: "5" to clear_refs); elsewhere nothing. */
+/**
+ * Starts a new peak: garbage of the phase before is collected (else it stays resident until the
+ * collector runs and counts against the next phase), then VmHWM falls to the current RSS (Linux:
+ * "5" to clear_refs); elsewhere only the collection.
+ */
 function resetPeakRss(): void {
+  Bun.gc(true);
   try {
     writeFileSync("/proc/self/clear_refs", "5");
   } catch {
