@@ -88,4 +88,18 @@ describe("static cells in a file", () => {
     expect(scopeHasCells(db, "default")).toBe(false);
     gllam.close();
   });
+
+  test("cells holding many near neighbours: asking each cell for a few first gives exact KNN's answer", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    // Clumps: 200 turns about the rain, 200 about the bank, so a cell holds far more than the first ask.
+    gllam.addEpisodes([...turns(200), ...Array.from({ length: 400 }, (_, i) => ({ sessionId: "c", seq: i, content: `${i % 2 ? "rain on the roof again" : "a loan from the bank again"} ${i}` }))]);
+    const db = gllam.db();
+    gllam.store.transaction(() => buildScopeCells(db, "default", staticEmbedder.dims));
+    for (const text of ["rain on the roof", "a loan from the bank"]) {
+      const q = staticEmbedder.embedSync([text])[0]!;
+      const distances = (hits: { distance: number }[]) => hits.map((h) => h.distance);
+      expect(distances(knnStaticCells(db, q, 150, "default", CELLS)!)).toEqual(distances(exactStaticEpisodes(db, q, 150, "default")));
+    }
+    gllam.close();
+  });
 });
