@@ -22,9 +22,10 @@ export function clip(text: string, max: number): string {
 /** The group heading an episode sits under: its session and day. */
 export const episodeGroup = (e: EpisodeLine): string => `session ${e.sessionId}${e.occurredAt === null ? "" : ` · ${formatDay(e.occurredAt)}`}`;
 
-export function formatEpisodeLine(e: EpisodeLine, maxChars: number): string {
+/** An episode's line: its citation ("excerpt" when compacted to the sentences the query needs), speaker and text. */
+export function formatEpisodeLine(e: EpisodeLine, text: { text: string; compacted: boolean }): string {
   const who = e.speaker || e.role;
-  return `- [e${e.episodeId} #${e.seq}] ${who ? `${who}: ` : ""}${clip(e.content, maxChars)}`;
+  return `- [e${e.episodeId} #${e.seq}${text.compacted ? " excerpt" : ""}] ${who ? `${who}: ` : ""}${text.text}`;
 }
 
 export function formatSummaryLine(summary: { id: number; sessionId: string; summary: string; createdAt: number }, maxChars: number): string {

@@ -20,6 +20,13 @@ import { factItems, pathItems, procedureItems, timelineItems, type Focus, type K
 export const DEFAULT_CONTEXT_BUDGET = 1500;
 /** Longest episode text in a context; the budget's eighth when that is less (a long document chunk must not take the whole budget). */
 const MAX_EPISODE_CHARS = 600;
+/**
+ * Longest turn in a context: a longer one keeps its sentences that share words with the query, and
+ * the sentence after each (src/router/excerpt.ts). More turns then fit. On the dev sets 300 held
+ * more evidence than 600 (LongMemEval_S .938 -> .966, LoCoMo .856 -> .861) and as many gold
+ * answers verbatim; 150 held still more evidence turns but fewer answers (a cut answer is no answer).
+ */
+const EXCERPT_CHARS = 300;
 
 export type RouteOptions = {
   /** Entity names (or ids, aliases) the caller says the query is about, beside those the query names. */
@@ -95,6 +102,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
     asOf: options.asOf,
     windows: dateWindows,
     maxChars,
+    excerptChars: Math.min(EXCERPT_CHARS, maxChars),
     recap: intent.intents.includes("recap"),
     multiHop: intent.intents.includes("relation") || named.length >= 2,
   });
