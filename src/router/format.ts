@@ -56,8 +56,9 @@ export function formatChainStepLine(step: { step: string; taskType: string; reci
 }
 
 /** The title and intent line, charged before anything else. */
-export function formatContextHeader(query: string, intent: QueryIntent, windows: DateWindow[], budget: number): string {
-  const notes = [`intent: ${intent.intents.join(", ")}`];
+export function formatContextHeader(query: string, intent: QueryIntent, windows: DateWindow[], budget: number, classifiedBy?: string): string {
+  // Who classified is said only when a model could have: the rules are the default.
+  const notes = [`intent${classifiedBy === undefined ? "" : ` (${classifiedBy})`}: ${intent.intents.join(", ")}`];
   if (intent.entities.length > 0) notes.push(`entities: ${intent.entities.join(", ")}`);
   for (const w of windows) notes.push(`"${w.expression}" = ${formatDay(w.start)}..${formatDay(w.end - 1)}`);
   notes.push(`budget ${budget} tokens (≈ characters / 4)`);
