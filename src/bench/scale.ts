@@ -53,6 +53,8 @@ export type ScaleRow = {
   /** Share of exact KNN's top 10 the engine's KNN returns too. */
   knn_overlap_at_10: number;
   peak_rss_mb: number;
+  rss_anon_mb: number | null;
+  rss_file_mb: number | null;
 };
 
 export type ScaleBenchResult = { sizes: ScaleRow[]; peak_rss_mb: number; turns_per_copy: number; questions: number; static_embedder: string; model_sample: number };
@@ -72,16 +74,24 @@ function readQuestions(data: unknown, count: number): Question[] {
   return Array.from({ length: Math.min(count, all.length) }, (_, i) => all[Math.floor(i * step)]!);
 }
 
-/** Peak resident memory of this process so far (VmHWM), else the current RSS. */
-export function peakRssMb(): number {
+/** A field of /proc/self/status in MB (Linux), or undefined. */
+function procStatusMb(field: string): number | undefined {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (match) return Math.round(Number(match[1]) / 1024);
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"));
+    return match ? Math.round(Number(match[1]) / 1024) : undefined;
   } catch {
-    // Not Linux: the current RSS is the best there is.
+    return undefined;
   }
-  return Math.round(process.memoryUsage().rss / 1024 ** 2);
 }
+
+/** Peak resident memory of this process so far (VmHWM), else the current RSS. */
+export const peakRssMb = (): number => procStatusMb("VmHWM") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
+
+/**
+ * The resident memory now, split: anonymous (heaps, SQLite's page caches) and file-backed (the
+ * reader's memory map of the database, which the kernel drops under pressure). Linux only.
+ */
+const rssSplitMb = () => ({ rss_anon_mb: procStatusMb("RssAnon") ?? null, rss_file_mb: procStatusMb("RssFile") ?? null });
 
 const cpuSeconds = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start);
@@ -154,6 +164,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         db_bytes: statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0),
         ...row,
         peak_rss_mb: peakRssMb(),
+        ...rssSplitMb(),
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }

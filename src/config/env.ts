@@ -28,7 +28,7 @@ export const BusyTimeoutSecondsSchema = v.pipe(
 
 /**
  * The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY /
- * LLM_API_KEY / GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT).
+ * LLM_API_KEY / GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT / GLLAM_CHECKPOINTS).
  */
 export const EnvSchema = v.object({
   DATABASE_PATH: OptionalText,
@@ -47,6 +47,8 @@ export const EnvSchema = v.object({
   GLLAM_EMBEDDER: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), EmbedderNameSchema)),
   GLLAM_STATIC_TABLE: OptionalText,
   GLLAM_BUSY_TIMEOUT: v.optional(BusyTimeoutSecondsSchema),
+  /** "external": a replicator (Litestream, sqld) checkpoints the WAL and GLLAM runs none of its own checkpoints. */
+  GLLAM_CHECKPOINTS: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(["gllam", "external"], "must be gllam or external"))),
 });
 export type GllamEnv = v.InferOutput<typeof EnvSchema>;
 

@@ -54,6 +54,9 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
     worker.addEventListener("error", (event) => {
       slot.lastError = event.message;
     });
+    // Referenced only while it holds a job (dispatch/settle): an idle pool never keeps the process
+    // alive, and a busy one is waited for normally. (Bun's event loop spins at 100% of a core while an
+    // unreferenced worker runs: the main thread then took a core from the model.)
     worker.unref();
     return slot;
   }
@@ -62,6 +65,7 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     slot.job = undefined;
+    slot.worker.unref();
     if (reply.type === "vectors") {
       try {
         const got = checkVectors(reply.vectors, job.texts.length, `embedding worker (${template.modelVersion})`);
@@ -97,6 +101,7 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
       if (slot.job || queue.length === 0) continue;
       const job = queue.shift()!;
       slot.job = job;
+      slot.worker.ref();
       slot.worker.postMessage({ type: "embed", id: job.id, texts: job.texts } satisfies WorkerRequest);
     }
   }

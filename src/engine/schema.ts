@@ -97,7 +97,15 @@ export type VectorTier = "model" | "static";
 /** Where each tier keeps the vectors of nodes and episodes, which metadata names its model, and how SQL takes a vector. */
 export const VECTOR_TIERS = {
   model: { nodes: "semantic_embeddings", episodes: "episode_vectors", versionKey: "embedding_model_version", dimsKey: "embedding_dims", sqlVector: "?" },
-  static: { nodes: "node_static_vectors", episodes: "episode_static_vectors", versionKey: "static_model_version", dimsKey: "static_dims", sqlVector: "vec_int8(?)" },
+  static: {
+    nodes: "node_static_vectors",
+    episodes: "episode_static_vectors",
+    /** The cells index over large scopes' episode vectors (src/episodic/static-cells.ts). */
+    episodeCells: "episode_static_cells",
+    versionKey: "static_model_version",
+    dimsKey: "static_dims",
+    sqlVector: "vec_int8(?)",
+  },
 } as const;
 
 const TIER_DDL: Record<VectorTier, string> = { model: VECTOR_DDL!, static: STATIC_VECTOR_DDL! };
@@ -110,6 +118,12 @@ export function replaceVectorTier(db: Database, tier: VectorTier, modelVersion: 
   const tables = VECTOR_TIERS[tier];
   db.run(`DROP TABLE IF EXISTS ${tables.nodes}`);
   db.run(`DROP TABLE IF EXISTS ${tables.episodes}`);
+  if (tier === "static") {
+    // The cells were cut for the old table's vectors: the next ingest of a large scope rebuilds them.
+    db.run(`DROP TABLE IF EXISTS ${VECTOR_TIERS.static.episodeCells}`);
+    db.run("DELETE FROM static_cell_centroids");
+    db.run("DELETE FROM static_cell_scopes");
+  }
   createVectorTables(db, dims, TIER_DDL[tier]);
   writeMetadata(db, tables.versionKey, modelVersion);
   writeMetadata(db, tables.dimsKey, String(dims));
@@ -128,12 +142,24 @@ export function deleteVectors(db: Database, kind: "nodes" | "episodes", ids: rea
     const table = VECTOR_TIERS[tier][kind];
     if (hasTable(db, table)) deleted[tier] = db.query(`DELETE FROM ${table} WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list).changes;
   }
+  const cells = VECTOR_TIERS.static.episodeCells;
+  if (kind === "episodes" && hasTable(db, cells)) db.query(`DELETE FROM ${cells} WHERE episode_id IN (SELECT value FROM json_each(?))`).run(list);
   db.query(`DELETE FROM ${kind === "nodes" ? "node" : "episode"}_vector_staging WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list);
   return deleted;
 }
 
 export function hasTable(db: Database, name: string): boolean {
   return db.query("SELECT 1 FROM sqlite_schema WHERE name = ?").get(name) !== null;
+}
+
+/**
+ * Whether a scope holds model-tier vectors (of nodes or episodes): only then is a query worth
+ * embedding with the model, which a fresh process would otherwise load for nothing.
+ */
+export function scopeHasModelVectors(db: Database, scope: string): boolean {
+  if (!hasVectorTables(db)) return false;
+  const has = (table: string) => db.query(`SELECT 1 FROM ${table} WHERE scope = ? LIMIT 1`).get(scope) !== null;
+  return has(VECTOR_TIERS.model.nodes) || has(VECTOR_TIERS.model.episodes);
 }
 
 /** Whether the vec0 tables exist yet (they appear with the first stored vector). */

@@ -11,6 +11,12 @@ export type StoreOptions = {
   create?: boolean;
   /** Open only the read handle: nothing in the file can change, nothing is created beside it (default false). */
   readOnly?: boolean;
+  /**
+   * Who checkpoints the WAL: GLLAM (SQLite's autocheckpoint, and GLLAM's own during ingest and
+   * after forget), or "external": a replicator such as Litestream owns the WAL, and GLLAM sets
+   * wal_autocheckpoint = 0 and starts no checkpoint of its own (default "gllam").
+   */
+  checkpoints?: "gllam" | "external";
 };
 
 /** How long a write waits for another process's write transaction (milliseconds, 0 = not at all). */
@@ -34,13 +40,16 @@ const isBusyError = (error: unknown) => typeof (error as { code?: unknown })?.co
  */
 export class Store {
   readonly path: string;
+  /** A replicator checkpoints the WAL (StoreOptions.checkpoints): GLLAM starts none of its own. */
+  readonly externalCheckpoints: boolean;
   readonly #writer: Database | undefined;
   readonly #reader: Database;
   readonly #beforeCommit = new Set<() => void>();
   #busy: { timeoutMs: number; onWait?: BusyWaitOptions["onWait"] } = { timeoutMs: DEFAULT_BUSY_TIMEOUT_MS };
 
-  private constructor(path: string, writer: Database | undefined, reader: Database) {
+  private constructor(path: string, writer: Database | undefined, reader: Database, externalCheckpoints = false) {
     this.path = path;
+    this.externalCheckpoints = externalCheckpoints;
     this.#writer = writer;
     this.#reader = reader;
   }
@@ -59,7 +68,9 @@ export class Store {
       writer = openConnection(absolute, "writer", vecPath);
       const mode = writer.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
       if (mode?.journal_mode !== "wal") throw new GllamError("E_CANNOT_OPEN", `${absolute}: cannot switch to WAL mode`);
-      return new Store(absolute, writer, early ?? openConnection(absolute, "reader", vecPath));
+      const external = options.checkpoints === "external";
+      if (external) writer.run("PRAGMA wal_autocheckpoint = 0");
+      return new Store(absolute, writer, early ?? openConnection(absolute, "reader", vecPath), external);
     } catch (error) {
       writer?.close();
       early?.close();

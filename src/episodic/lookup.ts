@@ -69,6 +69,19 @@ export function bm25Episodes(db: Database, match: string, filter: EpisodeFilter,
     .all({ $match: match, $limit: limit, $contextWeight: contextWeight, ...filterParams(filter) });
 }
 
+/** About how many episodes the file holds (the highest id: O(1), forgotten ones still counted). */
+export function approximateEpisodeCount(db: Database): number {
+  return db.query<{ n: number | null }, []>("SELECT max(id) AS n FROM episodes").get()?.n ?? 0;
+}
+
+/**
+ * Whether more than `cap` episodes match an FTS5 expression, counting no further than cap + 1
+ * (reading part of a doclist is cheap next to ranking it with BM25).
+ */
+export function matchesMoreThan(db: Database, match: string, cap: number): boolean {
+  return db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)").get(match, cap + 1)!.n > cap;
+}
+
 /** The ids among `ids` that pass the filter, in the given order. */
 export function filterEpisodeIds(db: Database, ids: number[], filter: EpisodeFilter): number[] {
   if (ids.length === 0) return [];

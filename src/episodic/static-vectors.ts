@@ -9,6 +9,7 @@ import { readMetadata } from "../engine/metadata.ts";
 import { ensureStaticVectorTable, VECTOR_TIERS } from "../engine/schema.ts";
 import type { QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { knnStaticCells, maintainStaticCells } from "./static-cells.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
@@ -32,6 +33,7 @@ export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "n
     remove?.run(item.key);
     insert.run(item.key, item.scope, toInt8Vector(vectors[i]!));
   });
+  if (kind === "episodes") maintainStaticCells(db, embedder.dims, items, vectors);
   return items.length;
 }
 
@@ -48,13 +50,16 @@ export function staticTierState(db: Database, embedder: StaticEmbedder): StaticT
   return stored === undefined ? "empty" : stored === embedder.modelVersion ? "ready" : "drift";
 }
 
-/** The episodes nearest a static query vector within a scope, by brute force over every int8 vector of the scope. */
-export function exactStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
-  return knnStaticEpisodes(db, vector, k, scope);
+/**
+ * The episodes nearest a static query vector within a scope: over the cells nearest the query in
+ * a large scope (static-cells.ts), else by brute force.
+ */
+export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
+  return knnStaticCells(db, vector, k, scope) ?? exactStaticEpisodes(db, vector, k, scope);
 }
 
-/** The episodes nearest a static query vector within a scope. */
-export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
+/** The episodes nearest a static query vector within a scope, by brute force over every vector of the scope. */
+export function exactStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
   return db
     .query<EpisodeHit, [Int8Array, number, string]>(
       "SELECT episode_id AS episodeId, distance FROM episode_static_vectors WHERE embedding MATCH vec_int8(?) AND k = ? AND scope = ? ORDER BY distance",

@@ -311,10 +311,16 @@ export class Gllam {
     return checkpointWAL(this.store.db(), mode);
   }
 
-  /** One manager per engine; starting again replaces the previous one. Stopped by close(). */
+  /**
+   * One manager per engine; starting again replaces the previous one. Stopped by close(). With
+   * checkpoints left to a replicator (GLLAM_CHECKPOINTS=external) it checkpoints nothing: its tick
+   * returns undefined, so `gllam serve` and the MCP server never race the replicator.
+   */
   startWALCheckpointManager(intervalMs: number, options?: WALCheckpointOptions): WALCheckpointManager {
     this.#checkpointManager?.stop();
-    this.#checkpointManager = startWALCheckpointManager(this.store.db(), this.store.path, intervalMs, options);
+    this.#checkpointManager = this.store.externalCheckpoints
+      ? { stop: () => {}, tick: () => undefined, runs: 0, last: undefined }
+      : startWALCheckpointManager(this.store.db(), this.store.path, intervalMs, options);
     return this.#checkpointManager;
   }
 
@@ -440,7 +446,7 @@ export class Gllam {
     const staticTier = this.staticEmbedder;
     if (!staticTier) return undefined;
     const db = this.store.dbRO();
-    const { vectors } = await embedNodeQuery(db, { static: staticTier }, name);
+    const { vectors } = await embedNodeQuery(db, { static: staticTier }, name, scope);
     const [nearest] = vectors.static ? nearestNodes(db, { static: vectors.static }, 1, scope) : [];
     // Numbers carry identity that vectors blur ("Python 2" and "Python 3" sit close): they must agree.
     const numbers = (text: string) => (text.match(/\d+/g) ?? []).join(" ");
@@ -670,11 +676,11 @@ export class Gllam {
   /**
    * Checks every record of every file first, then writes each file in chunked transactions
    * (`gllam ingest`; see episodic/ingest.ts). The WAL checkpoint manager runs meanwhile (this
-   * engine's, else one for the ingest), so it stays bounded.
+   * engine's, else one for the ingest), so it stays bounded; none when a replicator checkpoints.
    */
   async ingestFiles(paths: string[], options?: IngestFileOptions, onProgress?: IngestProgress): Promise<IngestReport> {
     await this.#ensureStaticTier();
-    const own = this.#checkpointManager ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
+    const own = this.#checkpointManager || this.store.externalCheckpoints ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
     try {
       return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
     } finally {

@@ -120,6 +120,7 @@ export async function openGllamWith(tiers: ChosenTiers, settings: GllamSettings,
   const config = configPath ? await loadSystemPromptsConfig(configPath) : undefined;
   return Gllam.open(databasePath(settings, env), {
     ...storeMode,
+    checkpoints: env.GLLAM_CHECKPOINTS,
     embedder: tiers.embedder,
     staticEmbedder: tiers.staticEmbedder,
     config,

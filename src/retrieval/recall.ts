@@ -61,7 +61,7 @@ export async function recall(store: Store, tiers: EmbeddingTiers, query: string,
   const db = store.dbRO();
   const warnings: string[] = [];
 
-  const { vectors, drift } = await embedNodeQuery(db, tiers, text);
+  const { vectors, drift } = await embedNodeQuery(db, tiers, text, scope);
   if (drift) {
     warnings.push(`stored vectors come from ${drift.previousModel}, the active embedder is ${drift.activeModel}: recalled ${vectors.static ? "by static vectors and words" : "lexically"} only (run \`gllam reembed\`)`);
   }

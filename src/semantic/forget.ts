@@ -79,8 +79,9 @@ export function forget(store: Store, input: ForgetTarget, now = Date.now()): For
     run.finish();
   });
   // After the commit (an enclosing transaction keeps it to its own end): readers of older
-  // snapshots may hold the WAL, and then a later checkpoint clears it.
-  run.report.walPurged = !store.db().inTransaction && !checkpointWAL(store.db(), "TRUNCATE").busy;
+  // snapshots may hold the WAL, and then a later checkpoint clears it. A replicator that owns the
+  // checkpoints (Litestream) clears it at its own next one.
+  run.report.walPurged = !store.externalCheckpoints && !store.db().inTransaction && !checkpointWAL(store.db(), "TRUNCATE").busy;
   return run.report;
 }
 

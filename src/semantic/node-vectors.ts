@@ -8,7 +8,7 @@ import type { Store } from "../engine/store.ts";
 import { GllamError } from "../engine/errors.ts";
 import { readMetadata, writeMetadata } from "../engine/metadata.ts";
 import { parseScope } from "../memory/parse.ts";
-import { ensureVectorTables, hasTable, hasVectorTables, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { ensureVectorTables, hasTable, hasVectorTables, scopeHasModelVectors, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { embedOne, type Embedder, type EmbeddingTiers, type QueuedText, type VectorQueue } from "../embed/embedder.ts";
 import type { SimilarNode } from "../memory/types.ts";
 import { knnStaticNodes, nodeStaticTierReady } from "./node-static-vectors.ts";
@@ -128,13 +128,14 @@ export function nearestNodes(db: Database, vectors: NodeQueryVectors, limit: num
 }
 
 /**
- * The query's vectors for each tier that can search this file's nodes. Model vectors of another
- * model are not compared: `drift` says so, and the static tier answers alone.
+ * The query's vectors for each tier that can search this scope's nodes (and episodes: recall
+ * shares them). The model runs only when the scope holds model vectors to compare with. Model
+ * vectors of another model are not compared: `drift` says so, and the static tier answers alone.
  */
-export async function embedNodeQuery(db: Database, tiers: EmbeddingTiers, query: string): Promise<{ vectors: NodeQueryVectors; drift?: EmbeddingModelCheck }> {
+export async function embedNodeQuery(db: Database, tiers: EmbeddingTiers, query: string, scope: string): Promise<{ vectors: NodeQueryVectors; drift?: EmbeddingModelCheck }> {
   // Nodes are embedded by the model tier, or by the static embedder when it is the only one.
   const embedder = tiers.model ?? tiers.static;
-  const check = embedder && hasVectorTables(db) ? checkEmbeddingModelVersion(db, embedder) : undefined;
+  const check = embedder && scopeHasModelVectors(db, scope) ? checkEmbeddingModelVersion(db, embedder) : undefined;
   const vectors: NodeQueryVectors = {};
   if (check && !check.drift) vectors.model = await embedOne(embedder!, query);
   if (tiers.static && nodeStaticTierReady(db, tiers.static)) vectors.static = tiers.static.embedSync([query])[0];
@@ -147,9 +148,10 @@ export async function searchSimilarNodes(store: Store, tiers: EmbeddingTiers, qu
     throw new GllamError("E_BAD_INPUT", `limit must be an integer in 1..4096, got ${limit}`);
   }
   const db = store.dbRO();
-  const { vectors, drift } = await embedNodeQuery(db, tiers, query);
+  const scope = parseScope(options.scope);
+  const { vectors, drift } = await embedNodeQuery(db, tiers, query, scope);
   if (drift) throw driftError(drift);
-  return nearestNodes(db, vectors, limit, parseScope(options.scope));
+  return nearestNodes(db, vectors, limit, scope);
 }
 
 export function knnNodes(db: Database, vector: Float32Array, limit: number, scope: string): SimilarNode[] {

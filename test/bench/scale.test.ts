@@ -65,7 +65,7 @@ describe("bench scale", () => {
   test("the plot has a line per series and log-scale axes", () => {
     const row = (episodes: number, ms: number) => ({
       episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, lexical_p50_ms: ms / 2,
-      model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, peak_rss_mb: 300,
+      model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, peak_rss_mb: 300, rss_anon_mb: 200, rss_file_mb: 100,
     });
     const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0 });
     expect(svg).toStartWith("<svg");

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { readEnv } from "../../src/config/env.ts";
 import { Store } from "../../src/engine/store.ts";
 import { startWALCheckpointManager, walSizeBytes } from "../../src/engine/wal.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
@@ -49,5 +50,33 @@ describe("WAL checkpoints", () => {
     store.close();
     await Bun.sleep(60);
     expect(manager.runs).toBe(runs);
+  });
+});
+
+describe("checkpoints left to a replicator (GLLAM_CHECKPOINTS=external)", () => {
+  test("autocheckpoint is off, and neither ingest, forget nor the servers' manager checkpoints the WAL", async () => {
+    const gllam = await openTempGllam(dir, { checkpoints: "external" });
+    expect(gllam.db().query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint).toBe(0);
+    const file = join(dir, "turns.jsonl");
+    await Bun.write(file, Array.from({ length: 300 }, (_, i) => JSON.stringify({ session_id: "s", content: `turn ${i} ${"words ".repeat(40)}` })).join("\n"));
+    await gllam.ingestFiles([file]);
+    const grown = walSizeBytes(gllam.path);
+    expect(grown).toBeGreaterThan(0);
+    const report = gllam.forget({ episode: 1 });
+    expect(report.walPurged).toBe(false);
+    // The manager `gllam serve` and the MCP server start checkpoints nothing either.
+    const manager = gllam.startWALCheckpointManager(10);
+    expect(manager.tick()).toBeUndefined();
+    expect(manager.runs).toBe(0);
+    expect(walSizeBytes(gllam.path)).toBeGreaterThanOrEqual(grown);
+    gllam.close();
+  });
+
+  test("the default keeps GLLAM's checkpoints; the environment picks the replicator's", async () => {
+    const gllam = await openTempGllam(dir);
+    expect(gllam.db().query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint).toBe(1000);
+    gllam.close();
+    expect(readEnv({ GLLAM_CHECKPOINTS: " External " }).GLLAM_CHECKPOINTS).toBe("external");
+    await expectGllamError(() => readEnv({ GLLAM_CHECKPOINTS: "never" }), "E_CONFIG", /GLLAM_CHECKPOINTS.*gllam or external/);
   });
 });

@@ -5,6 +5,7 @@ import { serveBenchCommand } from "../../bench/serve.ts";
 import { taxonomyBenchCommand } from "../../bench/taxonomy.ts";
 import { benchContextCommand } from "./bench-context.ts";
 import { benchPlannerCommand } from "./bench-planner.ts";
+import { benchPoolCommand } from "./bench-pool.ts";
 import { benchRetrievalCommand } from "./bench-retrieval.ts";
 import { benchScaleCommand } from "./bench-scale.ts";
 
@@ -20,6 +21,7 @@ export const benchSubCommands: Record<string, CommandDef<any>> = {
   taxonomy: taxonomyBenchCommand,
   serve: serveBenchCommand,
   scale: benchScaleCommand,
+  pool: benchPoolCommand,
   extract: extractBenchCommand,
 };
 

@@ -5,7 +5,8 @@
  * quantised to int8. Deterministic: fixed inputs in a fixed order, fixed batches, one
  * thread.
  */
-import { createLocalModelEmbedder, embedPieceSequences, LOCAL_MODEL_DIMS, readModelVocabulary } from "../local-model.ts";
+import { createLocalModelEmbedder, LOCAL_MODEL_DIMS } from "../local-model.ts";
+import { embedPieceSequences, readModelVocabulary } from "../local-model-runtime.ts";
 import { projectOnPrincipalDirections } from "./pca.ts";
 import type { PieceVocabulary } from "./piece-tokenizer.ts";
 import { staticTableVersion, type StaticTablePlan } from "./plan.ts";

@@ -5,7 +5,7 @@
  * can embed inside its write transaction; tens of thousands of turns per second on one thread.
  */
 import { assertEmbeddableTexts, type Embedder, type EmbedderSpec } from "../embedder.ts";
-import { createPieceTokenizer } from "./piece-tokenizer.ts";
+import { createPieceTokenizer, type PieceTokenizer } from "./piece-tokenizer.ts";
 import type { StaticTable } from "./table.ts";
 import { forEachWord } from "./words.ts";
 
@@ -41,7 +41,9 @@ export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): S
   const { weights, unknown } = zipfWeights(table.ranks, table.listSize);
   // Scale and weight folded into one factor per word row.
   const wordFactor = Float32Array.from(weights, (w, i) => w * scales[pieceRows + i]!);
-  const tokenizer = createPieceTokenizer(table.pieces);
+  // Built on the first word outside the list: a short query often has none, and a fresh CLI process
+  // would spend tens of ms on it for nothing.
+  let tokenizer: PieceTokenizer | undefined;
   /** What a word (as written) adds: its rows and their factors (scale x weight). */
   type Contribution = { rows: Int32Array; factors: Float32Array };
   let contributions = new Map<string, Contribution>();
@@ -50,6 +52,7 @@ export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): S
   function contributionOf(word: string, weight: number): Contribution {
     const row = rowOf.get(word.toLowerCase());
     if (row !== undefined) return { rows: Int32Array.of(row), factors: Float32Array.of(wordFactor[row - pieceRows]!) };
+    tokenizer ??= createPieceTokenizer(table.pieces);
     const ids = Int32Array.from(tokenizer.encode(word).filter((id) => id < pieceRows));
     return { rows: ids, factors: Float32Array.from(ids, (id) => (weight * scales[id]!) / ids.length) };
   }

@@ -113,7 +113,7 @@ export function formatForgetReport(report: ForgetReport): string {
   if (report.reattributed.length > 0) lines.push(`kept on other evidence: links ${report.reattributed.join(", ")}`);
   if (report.recompacted.length > 0) lines.push(`caveat summaries recomputed: ${report.recompacted.join(", ")}`);
   if (report.reindexed > 0) lines.push(`re-indexed ${report.reindexed} following turns without the forgotten text`);
-  if (!report.walPurged) lines.push("another process is reading an older snapshot: the WAL keeps old pages until the next checkpoint");
+  if (!report.walPurged) lines.push("the WAL keeps old pages until the next checkpoint (another process reads an older snapshot, or a replicator owns the checkpoints)");
   return lines.join("\n");
 }
 

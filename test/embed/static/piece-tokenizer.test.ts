@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
-import { readModelVocabulary } from "../../../src/embed/local-model.ts";
+import { readModelVocabulary } from "../../../src/embed/local-model-runtime.ts";
 import { createPieceTokenizer } from "../../../src/embed/static/piece-tokenizer.ts";
 import { WORD_LIST } from "../../static-table.ts";
 
