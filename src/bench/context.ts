@@ -34,6 +34,8 @@ export type ContextBenchResult = {
   turns: number;
   overall: Record<string, number>;
   by_category: Record<string, { questions: number } & Record<string, number>>;
+  /** Questions with a short gold answer (at most three words) and the share whose answer the context holds verbatim: evidence in the context is only worth it if the answer survived (a compacted turn may cut it). */
+  answer_in_context: { questions: number; share: number };
   context_tokens_p50: number;
   context_tokens_p95: number;
   assembly_p50_ms: number;
@@ -41,6 +43,15 @@ export type ContextBenchResult = {
   embedder: string;
   static_embedder: string;
 };
+
+const normaliseText = (text: string) => ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `;
+
+/** Whether the context holds a short gold answer verbatim (case and punctuation aside); undefined for a long or missing answer. */
+export function answerInContext(markdown: string, answer: string | undefined): boolean | undefined {
+  const wanted = answer === undefined ? "" : normaliseText(answer).trim();
+  if (wanted === "" || wanted.split(" ").length > 3) return undefined;
+  return normaliseText(markdown).includes(` ${wanted} `);
+}
 
 /** Share of the relevant documents that some episode of the context belongs to. */
 export function evidenceRecall(contextDocs: ReadonlySet<string>, relevant: ReadonlySet<string>): number {
@@ -57,6 +68,7 @@ export async function runContextBench(options: ContextBenchOptions): Promise<Con
   const tokens: number[] = [];
   const latencies: number[] = [];
   let turns = 0;
+  const answers = { questions: 0, found: 0 };
   const ask = async (gllam: Gllam, questions: BenchScenario["questions"], docOf: Map<number, string>) => {
     for (const question of questions) {
       const started = performance.now();
@@ -65,6 +77,11 @@ export async function runContextBench(options: ContextBenchOptions): Promise<Con
       tokens.push(context.tokens);
       const docs = new Set(context.items.flatMap((item) => (item.episodeId === undefined ? [] : [docOf.get(item.episodeId)!])));
       rows.push({ group: question.group, metrics: { evidence_recall: evidenceRecall(docs, question.relevant) } });
+      const found = answerInContext(context.markdown, question.answer);
+      if (found !== undefined) {
+        answers.questions++;
+        if (found) answers.found++;
+      }
     }
   };
   // One database per scenario, or all in one: each group is written, then its questions asked.
@@ -94,6 +111,7 @@ export async function runContextBench(options: ContextBenchOptions): Promise<Con
     turns,
     overall,
     by_category: byGroup,
+    answer_in_context: { questions: answers.questions, share: answers.questions === 0 ? 0 : round(answers.found / answers.questions) },
     context_tokens_p50: percentile(tokens, 50),
     context_tokens_p95: percentile(tokens, 95),
     assembly_p50_ms: round(percentile(latencies, 50), 2),

@@ -86,7 +86,7 @@ export const TIER_VARIANTS: Record<string, Partial<SearchTuning>> = {
 
 const LOCOMO_CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
 
-export type BenchQuestion = { text: string; group: string; relevant: Set<string> };
+export type BenchQuestion = { text: string; group: string; relevant: Set<string>; /** The gold answer, where the benchmark gives one. */ answer?: string };
 /** One database's worth of a benchmark: what to ingest, the questions on it, and which document (turn or session) each episode is. */
 export type BenchScenario = { unit: IngestUnit; questions: BenchQuestion[]; docOf(episode: { sessionId: string; metadata: Record<string, unknown> }): string };
 /** Wall times, and CPU times (what the figures would be on an idle machine; the pool is idle while they are taken). */
@@ -101,7 +101,7 @@ export const defaultVectorCachePath = () => join(homedir(), ".cache", "gllam", "
 
 function locomoScenarios(data: unknown, file: string): BenchScenario[] {
   const units = collectUnits(parseLocomo(data, { file }));
-  const samples = data as { sample_id: string; qa: { question: string; evidence?: string[]; category: number }[] }[];
+  const samples = data as { sample_id: string; qa: { question: string; answer?: unknown; evidence?: string[]; category: number }[] }[];
   return units.map((unit) => {
     const sample = samples.find((s) => s.sample_id === unit.key)!;
     const known = new Set(unit.episodes.map((e) => String(e.metadata?.dia_id)));
@@ -109,19 +109,20 @@ function locomoScenarios(data: unknown, file: string): BenchScenario[] {
       const group = LOCOMO_CATEGORIES[qa.category];
       // Malformed evidence strings ("D8:6; D9:17") are split; ids that resolve to no turn are dropped.
       const relevant = new Set((qa.evidence ?? []).flatMap((e) => String(e).split(/[;,\s]+/)).filter((id) => known.has(id)));
-      return group && relevant.size > 0 ? [{ text: String(qa.question), group, relevant }] : [];
+      return group && relevant.size > 0 ? [{ text: String(qa.question), group, relevant, ...(qa.answer === undefined ? {} : { answer: String(qa.answer) }) }] : [];
     });
     return { unit, questions, docOf: (episode) => String(episode.metadata.dia_id) };
   });
 }
 
 function longMemEvalScenarios(data: unknown, file: string): BenchScenario[] {
-  const questions = data as { question_id: string; question_type: string; question: string; answer_session_ids: string[] }[];
+  const questions = data as { question_id: string; question_type: string; question: string; answer?: unknown; answer_session_ids: string[] }[];
   const units = collectUnits(parseLongMemEval(data, { file }));
   return units.flatMap((unit) => {
     const question = questions.find((q) => q.question_id === unit.key)!;
     if (question.question_id.endsWith("_abs")) return [];
-    return [{ unit, questions: [{ text: question.question, group: question.question_type, relevant: new Set(question.answer_session_ids) }], docOf: (episode) => episode.sessionId }];
+    const answer = question.answer === undefined ? {} : { answer: String(question.answer) };
+    return [{ unit, questions: [{ text: question.question, group: question.question_type, relevant: new Set(question.answer_session_ids), ...answer }], docOf: (episode) => episode.sessionId }];
   });
 }
 

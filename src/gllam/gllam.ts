@@ -29,6 +29,7 @@ import type {
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
 import { routeAndAssemble, type AssembledContext, type RouteOptions } from "../router/route.ts";
+import { createLlmIntentClassifier } from "../router/intent-llm.ts";
 import { askFromContext, type AskResult } from "../router/ask.ts";
 import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
@@ -843,16 +844,20 @@ export class Gllam {
     return recall(this.store, await this.#readTiers(), query, options);
   }
 
-  /** Seed: RouteAndAssemble. The query's intent decides what is pulled; the result is cited Markdown within the token budget. */
-  async routeAndAssemble(query: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AssembledContext> {
-    return routeAndAssemble(this.store, await this.#readTiers(), query, { ...options, pddlDomainsDir: this.pddlDomainsDir });
+  /**
+   * Seed: RouteAndAssemble. The query's intent decides what is pulled (the rules', refined by the
+   * FAST LLM when one is configured); the result is cited Markdown within the token budget.
+   */
+  async routeAndAssemble(query: string, options: Omit<RouteOptions, "pddlDomainsDir" | "intentClassifier"> = {}): Promise<AssembledContext> {
+    const fast = this.llm.fast;
+    return routeAndAssemble(this.store, await this.#readTiers(), query, { ...options, pddlDomainsDir: this.pddlDomainsDir, intentClassifier: fast ? createLlmIntentClassifier(fast) : undefined });
   }
 
   /**
    * `gllam ask`: the STRONG model answers from the assembled context, with citations, or says it
    * does not know. Without an LLM configured it is E_CONFIG, saying how to name one.
    */
-  async ask(question: string, options: Omit<RouteOptions, "pddlDomainsDir"> = {}): Promise<AskResult> {
+  async ask(question: string, options: Omit<RouteOptions, "pddlDomainsDir" | "intentClassifier"> = {}): Promise<AskResult> {
     const llm = this.llm.strong;
     if (!llm) throw new GllamError("E_CONFIG", "ask needs an LLM: set STRONG_TEXT_SERVER (and STRONG_LLM_MODEL), OPENROUTER_API_KEY with a model, or --llm-server");
     return askFromContext(llm, question, await this.routeAndAssemble(question, options), () => this.llm.usage().strong);

@@ -180,7 +180,8 @@ function parseEffect(scope: Scope, e: SExpr): { effect: Literal[]; cost?: Action
 
 function parseCostAmount(scope: Scope, amount: SExpr | undefined, near: Position): ActionCost {
   if (amount?.kind === "atom") {
-    const value = Number(amount.text);
+    // "+ 0" keeps a written -0 from surviving as a distinct value (the writer prints it as 0).
+    const value = Number(amount.text) + 0;
     if (!Number.isFinite(value) || value < 0) throw pddlError(scope.file, amount.pos, `action cost must be a non-negative number, got ${amount.text}`);
     return value;
   }
@@ -307,7 +308,7 @@ function parseNumericFact(scope: Scope, item: SList): NumericFact {
   const name = atomText(scope.file, list.items[0], "a function name", list.pos);
   const declared = scope.functions.get(name);
   if (!declared) throw pddlError(scope.file, list.pos, `undefined function ${name}`);
-  const number = Number(atomText(scope.file, value, "a number", item.pos));
+  const number = Number(atomText(scope.file, value, "a number", item.pos)) + 0;
   if (!Number.isFinite(number)) throw pddlError(scope.file, value?.pos ?? item.pos, "expected a number");
   return { atom: { predicate: name, args: parseTerms(scope, list, declared.parameters.length, `function ${name}`) }, value: number };
 }

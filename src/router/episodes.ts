@@ -16,6 +16,7 @@ import { activeLinks } from "../semantic/links.ts";
 import { DEFAULT_TUNING, searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type EpisodeSearchResult, type SearchTuning } from "../retrieval/search-episodes.ts";
 import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
+import { excerptFor, queryScorer } from "./excerpt.ts";
 import { expansionTerms } from "./expansion.ts";
 import { episodeGroup, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
 
@@ -45,7 +46,17 @@ export const EPISODE_WEIGHTS = {
   search: {} as Partial<SearchTuning>,
 };
 
-export type EpisodeGatherOptions = { scope: string; asOf?: number; windows: DateWindow[]; maxChars: number; recap: boolean; multiHop: boolean };
+export type EpisodeGatherOptions = {
+  scope: string;
+  asOf?: number;
+  windows: DateWindow[];
+  /** Longest summary line. */
+  maxChars: number;
+  /** Longest episode line: a longer turn is compacted to its query-relevant sentences. */
+  excerptChars: number;
+  recap: boolean;
+  multiHop: boolean;
+};
 export type GatheredEpisodes = { items: ContextItem[]; mentionedNodeIds: string[]; searches: number };
 
 /** Each hit's fused score over the list's best: 1 for the top hit. */
@@ -90,11 +101,12 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
 
   addNeighbours(store, options, values, rows);
   boostBySession(values, rows);
+  const scorer = queryScorer(query);
   const items: ContextItem[] = [...rows.values()].map((e) => ({
     key: `episode:${e.episodeId}`,
     section: "episodes",
     group: episodeGroup(e),
-    text: formatEpisodeLine(e, options.maxChars),
+    text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars)),
     dedup: e.content,
     value: values.get(e.episodeId)!,
     order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,

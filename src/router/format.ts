@@ -22,9 +22,10 @@ export function clip(text: string, max: number): string {
 /** The group heading an episode sits under: its session and day. */
 export const episodeGroup = (e: EpisodeLine): string => `session ${e.sessionId}${e.occurredAt === null ? "" : ` · ${formatDay(e.occurredAt)}`}`;
 
-export function formatEpisodeLine(e: EpisodeLine, maxChars: number): string {
+/** An episode's line: its citation ("excerpt" when compacted to the sentences the query needs), speaker and text. */
+export function formatEpisodeLine(e: EpisodeLine, text: { text: string; compacted: boolean }): string {
   const who = e.speaker || e.role;
-  return `- [e${e.episodeId} #${e.seq}] ${who ? `${who}: ` : ""}${clip(e.content, maxChars)}`;
+  return `- [e${e.episodeId} #${e.seq}${text.compacted ? " excerpt" : ""}] ${who ? `${who}: ` : ""}${text.text}`;
 }
 
 export function formatSummaryLine(summary: { id: number; sessionId: string; summary: string; createdAt: number }, maxChars: number): string {
@@ -55,8 +56,9 @@ export function formatChainStepLine(step: { step: string; taskType: string; reci
 }
 
 /** The title and intent line, charged before anything else. */
-export function formatContextHeader(query: string, intent: QueryIntent, windows: DateWindow[], budget: number): string {
-  const notes = [`intent: ${intent.intents.join(", ")}`];
+export function formatContextHeader(query: string, intent: QueryIntent, windows: DateWindow[], budget: number, classifiedBy?: string): string {
+  // Who classified is said only when a model could have: the rules are the default.
+  const notes = [`intent${classifiedBy === undefined ? "" : ` (${classifiedBy})`}: ${intent.intents.join(", ")}`];
   if (intent.entities.length > 0) notes.push(`entities: ${intent.entities.join(", ")}`);
   for (const w of windows) notes.push(`"${w.expression}" = ${formatDay(w.start)}..${formatDay(w.end - 1)}`);
   notes.push(`budget ${budget} tokens (≈ characters / 4)`);

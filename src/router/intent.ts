@@ -5,7 +5,8 @@
  */
 import { isStopWord } from "../retrieval/query-text.ts";
 
-export type Intent = "factual" | "temporal" | "procedural" | "comparison" | "causal" | "verification" | "recap" | "relation";
+export const INTENTS = ["factual", "temporal", "procedural", "comparison", "causal", "verification", "recap", "relation"] as const;
+export type Intent = (typeof INTENTS)[number];
 
 export type QueryIntent = {
   intents: Intent[];

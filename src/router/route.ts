@@ -15,11 +15,19 @@ import { gatherEpisodes } from "./episodes.ts";
 import { dateEventExpressions } from "./event-dates.ts";
 import { formatContextHeader } from "./format.ts";
 import { classifyIntent, queryPhrases, type QueryIntent } from "./intent.ts";
+import { refineIntent, type IntentClassifier, type IntentSource } from "./intent-llm.ts";
 import { factItems, pathItems, procedureItems, timelineItems, type Focus, type KnowledgeOptions } from "./knowledge.ts";
 
 export const DEFAULT_CONTEXT_BUDGET = 1500;
 /** Longest episode text in a context; the budget's eighth when that is less (a long document chunk must not take the whole budget). */
 const MAX_EPISODE_CHARS = 600;
+/**
+ * Longest turn in a context: a longer one keeps its sentences that share words with the query, and
+ * the sentence after each (src/router/excerpt.ts). More turns then fit. On the dev sets 300 held
+ * more evidence than 600 (LongMemEval_S .938 -> .966, LoCoMo .856 -> .861) and as many gold
+ * answers verbatim; 150 held still more evidence turns but fewer answers (a cut answer is no answer).
+ */
+const EXCERPT_CHARS = 300;
 
 export type RouteOptions = {
   /** Entity names (or ids, aliases) the caller says the query is about, beside those the query names. */
@@ -29,6 +37,8 @@ export type RouteOptions = {
   scope?: string;
   /** Read facts as they held then, and only episodes up to it. */
   asOf?: number;
+  /** Refines the rule-based intents (the FAST LLM when one is configured); failing, the rules answer. */
+  intentClassifier?: IntentClassifier;
   /** Where the planner writes recipe-chain PDDL (null: nowhere). */
   pddlDomainsDir?: string | null;
 };
@@ -39,6 +49,8 @@ export type AssembledContext = {
   query: string;
   scope: string;
   intent: QueryIntent;
+  /** Who classified the intent: "rules" or the FAST model ("llm:NAME"), and why the model was not used when it failed. */
+  intentSource: IntentSource;
   /** Date expressions of the query, resolved against the conversation's latest date ("two weeks before the trip": against the trip's date in memory). */
   dateWindows: DateWindow[];
   budget: number;
@@ -82,7 +94,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
   if (!text) throw new GllamError("E_BAD_INPUT", "query is empty");
   const budget = checkBudget(options.budget ?? DEFAULT_CONTEXT_BUDGET);
   const scope = parseScope(options.scope);
-  const intent = classifyIntent(text);
+  const { intent, source: intentSource } = await refineIntent(text, classifyIntent(text), options.intentClassifier);
   const anchor = latestEpisodeTime(store.dbRO(), scope, options.asOf) ?? options.asOf ?? Date.now();
   const dateWindows = [...resolveDateExpressions(text, anchor), ...(await dateEventExpressions(store, tiers, text, { scope, asOf: options.asOf }))];
   const maxChars = Math.min(MAX_EPISODE_CHARS, Math.floor((budget * 4) / 8));
@@ -95,6 +107,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
     asOf: options.asOf,
     windows: dateWindows,
     maxChars,
+    excerptChars: Math.min(EXCERPT_CHARS, maxChars),
     recap: intent.intents.includes("recap"),
     multiHop: intent.intents.includes("relation") || named.length >= 2,
   });
@@ -109,7 +122,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
     ...procedureItems(store, knowledge),
   ]);
 
-  const header = formatContextHeader(text, intent, dateWindows, budget);
+  const header = formatContextHeader(text, intent, dateWindows, budget, options.intentClassifier ? intentSource.by : undefined);
   const { chosen } = packContext(candidates, budget, estimateTokens(header));
   // "Nothing matches" only when memory had nothing to offer (a budget too small for any item is not that).
   const body = candidates.length > 0 ? renderSections(chosen) : "\n_Nothing in memory matches this query._\n";
@@ -118,6 +131,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
     query: text,
     scope,
     intent,
+    intentSource,
     dateWindows,
     budget,
     tokens: estimateTokens(markdown),

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { evidenceRecall } from "../../src/bench/context.ts";
+import { answerInContext, evidenceRecall } from "../../src/bench/context.ts";
 import { tinyLocomo } from "../fixtures/tiny-locomo.ts";
 import { makeTempDir, runGllam } from "../helpers.ts";
 
@@ -8,6 +8,13 @@ test("evidenceRecall: the share of the evidence documents in the context", () =>
   expect(evidenceRecall(new Set(["D1:1", "D1:2"]), new Set(["D1:2", "D2:5"]))).toBe(0.5);
   expect(evidenceRecall(new Set(["D1:1"]), new Set(["D1:1"]))).toBe(1);
   expect(evidenceRecall(new Set(), new Set())).toBe(0);
+});
+
+test("answerInContext: a short gold answer held verbatim, case and punctuation aside; long or no answers are not judged", () => {
+  expect(answerInContext("- [e1 #0] Ann: My cat is called PIXEL!", "Pixel")).toBe(true);
+  expect(answerInContext("- [e1 #0] Ann: Pixels everywhere", "Pixel")).toBe(false);
+  expect(answerInContext("anything", "a much longer gold answer")).toBeUndefined();
+  expect(answerInContext("anything", undefined)).toBeUndefined();
 });
 
 test("gllam bench context scores the evidence in the assembled context, by category, within the budget", async () => {
@@ -25,5 +32,7 @@ test("gllam bench context scores the evidence in the assembled context, by categ
   expect(result.overall.evidence_recall).toBeGreaterThan(0);
   expect(result.overall.evidence_recall).toBeLessThanOrEqual(1);
   expect(result.context_tokens_p95).toBeLessThanOrEqual(200);
+  expect(result.answer_in_context.questions).toBe(3); // "Porto, tiles" is two words; the adversarial question is left out
+  expect(result.answer_in_context.share).toBeLessThanOrEqual(1);
   expect(result.assembly_p95_ms).toBeGreaterThan(0);
 });

@@ -1,21 +1,20 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runExtractBench } from "../../src/bench/extract.ts";
-import { locomoFileOf, readDevConversation } from "../extraction/locomo-script.ts";
-import { devDataPath } from "../fuzz/dev-data.ts";
+import { locomoFileOf, readDevConversation, locomoTestFile } from "../extraction/locomo-script.ts";
 import { makeTempDir } from "../helpers.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
 
-const locomo = devDataPath("locomo", "locomo_dev5.json");
+const locomo = locomoTestFile();
 let stub: StubServer;
 beforeAll(async () => {
   stub = await startStubServer({ rules: [{ matchAny: "logical fallacies", reply: { json: { findings: [] } } }, { reply: { generate: "extraction" } }] });
 });
 afterAll(() => stub.stop());
 
-test.skipIf(!locomo)("gllam bench extract reports overhead and tokens per 1,000 turns from the server's usage", async () => {
+test("gllam bench extract reports overhead and tokens per 1,000 turns from the server's usage", async () => {
   const file = join(makeTempDir(), "two-sessions.json");
-  await Bun.write(file, locomoFileOf(readDevConversation(locomo!, 2)));
+  await Bun.write(file, locomoFileOf(readDevConversation(locomo, 2)));
   const result = await runExtractBench({ data: file, llmServer: stub.url, conversations: 1, concurrency: 1, judge: true });
   expect(result.sessions).toBe(2);
   expect(result.facts).toBeGreaterThan(0);

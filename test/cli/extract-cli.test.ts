@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { devDataPath } from "../fuzz/dev-data.ts";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
-import { answerFor, locomoFileOf, placeFact, readDevConversation, type DevConversation } from "../extraction/locomo-script.ts";
+import { answerFor, locomoFileOf, placeFact, readDevConversation, type DevConversation, locomoTestFile } from "../extraction/locomo-script.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
 import { Pty } from "../pty.ts";
 
-const locomo = devDataPath("locomo", "locomo_dev5.json");
+const locomo = locomoTestFile();
 const CLI = join(REPO_ROOT, "src/cli/main.ts");
 /** No LLM or embeddings settings leak in from the machine running the tests. */
 const ENV = { STRONG_TEXT_SERVER: "", STRONG_LLM_MODEL: "", FAST_TEXT_SERVER: "", FAST_LLM_MODEL: "", OPENROUTER_API_KEY: "", LLM_API_KEY: "", GLLAM_EMBEDDER: "static" };
@@ -31,7 +30,7 @@ const count = (db: string, sql: string) => {
   }
 };
 
-describe.skipIf(!locomo)("gllam extract on the command line", () => {
+describe("gllam extract on the command line", () => {
   let stub: StubServer;
   let conversation: DevConversation;
   const dir = makeTempDir();
@@ -39,7 +38,7 @@ describe.skipIf(!locomo)("gllam extract on the command line", () => {
 
   beforeAll(async () => {
     stub = await startStubServer();
-    conversation = readDevConversation(locomo!, 6, 4);
+    conversation = readDevConversation(locomo, 6, 4);
     file = join(dir, "conversation.json");
     await Bun.write(file, locomoFileOf(conversation));
   });

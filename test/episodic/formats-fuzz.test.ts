@@ -4,7 +4,7 @@
  * GllamError or gives episodes the schema accepts and the database stores.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as v from "valibot";
 import { GllamError } from "../../src/engine/errors.ts";
 import { openSourceBytes } from "../../src/episodic/formats/read-source.ts";
@@ -14,6 +14,7 @@ import { EpisodeInputSchema, MAX_TEXT } from "../../src/memory/types.ts";
 import { tinyEmbedder } from "../semantic/fixtures.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 import { devDataPath } from "../fuzz/dev-data.ts";
+import { locomoTestFile } from "../extraction/locomo-script.ts";
 import { createRng, mutateBytes, mutateJson, mutateJsonText, toBytes, type Json, type Rng } from "../fuzz/mutate.ts";
 
 const INPUTS = 10_000;
@@ -126,14 +127,24 @@ describe("parser fuzzing (10,000 mutants each): only GllamErrors, and accepted e
   });
 
   /** Small slices of a dev file, each mutated structurally and sometimes byte by byte. */
-  function jsonSlices(path: string | undefined, slice: (data: Json[], rng: Rng) => Json): (rng: Rng) => Json {
-    const data = JSON.parse(readFileSync(path!, "utf8")) as Json[];
+  function jsonSlices(path: string, slice: (data: Json[], rng: Rng) => Json): (rng: Rng) => Json {
+    const data = JSON.parse(readFileSync(path, "utf8")) as Json[];
     return (rng) => slice(data, rng);
   }
   const cut = (text: Json) => (typeof text === "string" ? text.slice(0, 300) : text);
 
-  const locomo = devDataPath("locomo", "locomo_dev5.json");
-  test.skipIf(!locomo)("LoCoMo (slices of the dev file)", async () => {
+  /** The dev file, else a generated file of the same shape (where the dev data is not, as on CI). */
+  const devOr = (generated: () => Json, ...parts: string[]): string => {
+    const dev = devDataPath(...parts);
+    if (dev) return dev;
+    const file = `${dir}/${parts.join("-")}`;
+    writeFileSync(file, JSON.stringify(generated()));
+    return file;
+  };
+  const chat = (n: number, field: "content") => Array.from({ length: n }, (_, t) => ({ role: t % 2 ? "assistant" : "user", [field]: `Turn ${t + 1}: the tram to the harbour leaves at ${7 + t}:15, bring the blue umbrella.` }));
+
+  const locomo = locomoTestFile();
+  test("LoCoMo (slices of the dev file, or of a generated one)", async () => {
     const sliceOf = jsonSlices(locomo, (data, rng) => {
       const sample = rng.pick(data) as { sample_id: Json; conversation: Record<string, Json> };
       const keys = Object.keys(sample.conversation).filter((k) => /^session_\d+$/.test(k));
@@ -146,8 +157,12 @@ describe("parser fuzzing (10,000 mutants each): only GllamErrors, and accepted e
     expectSound(outcome);
   });
 
-  const longmemeval = devDataPath("longmemeval", "longmemeval_s_dev.json");
-  test.skipIf(!longmemeval)("LongMemEval (slices of the dev file)", async () => {
+  const longmemeval = devOr(
+    () => [{ question_id: "q1", haystack_session_ids: ["s1", "s2"], haystack_dates: ["2023/05/20 (Sat) 02:21", "2023/05/22 (Mon) 18:40"], haystack_sessions: [chat(6, "content"), chat(5, "content")] }],
+    "longmemeval",
+    "longmemeval_s_dev.json",
+  );
+  test("LongMemEval (slices of the dev file, or of a generated one)", async () => {
     const sliceOf = jsonSlices(longmemeval, (data, rng) => {
       const question = rng.pick(data) as Record<string, Json[]>;
       const s = rng.int(question.haystack_sessions!.length);
@@ -158,8 +173,14 @@ describe("parser fuzzing (10,000 mutants each): only GllamErrors, and accepted e
     expectSound(outcome);
   });
 
-  const beam = devDataPath("beam", "100K", "1", "chat.json");
-  test.skipIf(!beam)("BEAM (slices of a dev chat)", async () => {
+  const beam = devOr(
+    () => [1, 2].map((batch) => ({ batch_number: batch, time_anchor: `March-${10 + batch}-2024`, turns: [chat(4, "content").map((t, i) => ({ ...t, id: i, index: `${batch},${i}` }))] })),
+    "beam",
+    "100K",
+    "1",
+    "chat.json",
+  );
+  test("BEAM (slices of a dev chat, or of a generated one)", async () => {
     const sliceOf = jsonSlices(beam, (data, rng) => {
       const batch = rng.pick(data) as Record<string, Json>;
       const session = rng.pick(batch.turns as Json[][]);

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Gllam } from "../../src/gllam/gllam.ts";
-import { devDataPath } from "../fuzz/dev-data.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 import { layerOn, noLlm } from "../llm/stub-layer.ts";
 import { startStubServer, type StubServer } from "../llm/stub-server.ts";
-import { answerFor, locomoFileOf, placeFact, readDevConversation, type DevConversation } from "./locomo-script.ts";
+import { answerFor, locomoFileOf, placeFact, readDevConversation, type DevConversation, locomoTestFile } from "./locomo-script.ts";
 
-const locomo = devDataPath("locomo", "locomo_dev5.json");
+const locomo = locomoTestFile();
 const DAY = 86_400_000;
 
 /** The stub as the STRONG role, under a model name and headers. */
@@ -24,7 +23,7 @@ const links = (gllam: Gllam): LinkRow[] =>
 const nodeName = (gllam: Gllam, id: string) => gllam.db().query<{ name: string }, [string]>("SELECT name FROM semantic_nodes WHERE id = ?").get(id)!.name;
 const marked = (gllam: Gllam) => gllam.db().query<{ n: number }, []>("SELECT count(*) AS n FROM extracted_sessions").get()!.n;
 
-describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
+describe("extraction of a LoCoMo conversation (the dev file, else a generated one)", () => {
   let stub: StubServer;
   let conversation: DevConversation;
   let gllam: Gllam;
@@ -34,7 +33,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
 
   beforeAll(async () => {
     stub = await startStubServer();
-    conversation = readDevConversation(locomo!, 3);
+    conversation = readDevConversation(locomo, 3);
     [a, b] = conversation.speakers;
     const file = join(dir, "conversation.json");
     await Bun.write(file, locomoFileOf(conversation));
@@ -160,7 +159,7 @@ describe.skipIf(!locomo)("extraction of a dev LoCoMo conversation", () => {
   });
 
   test("a session longer than the context goes in chunks; their answers are written together", async () => {
-    const long = { ...conversation, sessions: [{ ...readDevConversation(locomo!, 1, 40).sessions[0]!, key: "session_1" }] };
+    const long = { ...conversation, sessions: [{ ...readDevConversation(locomo, 1, 40).sessions[0]!, key: "session_1" }] };
     const chunked = await openTempGllam(dir, {
       staticEmbedder: null,
       llm: layerOn(stub.url, { config: { context_tokens: 1024 } }),

@@ -3,12 +3,44 @@
  * speakers, turns and dates are read, never written down here): each session's answer names the
  * session's speakers and one place per session, quoting a real turn of that session.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { devDataPath } from "../fuzz/dev-data.ts";
 import type { StubRule } from "../llm/stub-server.ts";
 
 type Turn = { speaker: string; text: string };
 export type DevSession = { key: string; title: string; date: string; turns: Turn[] };
 export type DevConversation = { sampleId: string; speakers: [string, string]; sessions: DevSession[] };
+
+let generated: string | undefined;
+
+/**
+ * The dev LoCoMo file when it is beside the project, else a generated file of the same shape (so
+ * the extraction tests also run where the dev data is not, as on CI): two speakers, ten dated
+ * sessions of 40 turns, each turn its own sentence.
+ */
+export function locomoTestFile(): string {
+  const dev = devDataPath("locomo", "locomo_dev5.json");
+  if (dev) return dev;
+  if (generated) return generated;
+  const dir = mkdtempSync(join(tmpdir(), "gllam-locomo-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const topics = ["the garden", "a pottery class", "the new job", "a hiking trip", "the book club", "a charity run", "the twins' birthday", "a road trip", "the bakery", "a guitar lesson"];
+  const conversation: Record<string, unknown> = { speaker_a: "Marta", speaker_b: "Jonas" };
+  topics.forEach((topic, s) => {
+    const key = `session_${s + 1}`;
+    conversation[`${key}_date_time`] = `${1 + (s % 11)}:${10 + s} pm on ${3 + s} ${["May", "June", "July"][s % 3]}, 2023`;
+    conversation[key] = Array.from({ length: 40 }, (_, t) => ({
+      speaker: t % 2 ? "Jonas" : "Marta",
+      dia_id: `D${s + 1}:${t + 1}`,
+      text: `${t % 2 ? "Jonas" : "Marta"} talks about ${topic}, remark ${t + 1} of session ${s + 1}: it went ${["well", "badly", "slowly", "fast"][t % 4]}.`,
+    }));
+  });
+  generated = join(dir, "locomo.json");
+  writeFileSync(generated, JSON.stringify([{ sample_id: "generated-1", conversation, qa: [] }]));
+  return generated;
+}
 
 /** The first conversation of the file with its first `sessions` sessions (each cut to `turns` turns). */
 export function readDevConversation(path: string, sessions: number, turns = 8): DevConversation {

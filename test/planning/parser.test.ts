@@ -77,11 +77,13 @@ describe("PDDL parser", () => {
     for (const [domainText, problemText] of [
       [DELIVERY_DOMAIN, DELIVERY_PROBLEM],
       [ROADS_DOMAIN, ROADS_PROBLEM],
+      // A written -0 is 0 (the fuzzer found it kept as -0, which the writer prints as 0).
+      [ROADS_DOMAIN, ROADS_PROBLEM.replace("(= (total-cost) 0)", "(= (total-cost) -0)")],
     ] as const) {
       const domain = parseDomain(domainText);
       const problem = parseProblem(problemText, domain);
       expect(parseDomain(writeDomain(domain))).toEqual(domain);
-      expect(parseProblem(writeProblem(problem), domain)).toEqual(problem);
+      expect(Bun.deepEquals(parseProblem(writeProblem(problem), domain), problem, true)).toBe(true);
     }
   });
 

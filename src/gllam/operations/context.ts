@@ -21,7 +21,7 @@ const routeOptions = (input: { budget?: number; entities: string[]; as_of?: numb
 export const context = defineOperation({
   name: "context",
   summary:
-    "Assemble the context a query needs within a token budget (characters / 4): its intent (rules) decides what is pulled — episodes, facts with caveats and trust, open contradictions, recipes and recipe chains, timeline orderings, paths between entities — as cited Markdown, most valuable first",
+    "Assemble the context a query needs within a token budget (characters / 4): its intent (rules, refined by the FAST LLM when one is configured) decides what is pulled — episodes, facts with caveats and trust, open contradictions, recipes and recipe chains, timeline orderings, paths between entities — as cited Markdown, most valuable first",
   input: v.object({ query: QuerySchema, ...routeFields }),
   readOnly: true,
   run: (gllam, input) => gllam.routeAndAssemble(input.query, routeOptions(input)),

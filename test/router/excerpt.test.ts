@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { excerptFor, queryScorer, splitSentences } from "../../src/router/excerpt.ts";
+
+const long = [
+  "Thanks for asking, the week was busy with the move and all the boxes everywhere.",
+  "The kids started at their new school on Monday and they already love it.",
+  "Oh, and I got promoted at work!",
+  "I'm now the assistant manager of the whole store.",
+  "Anyway, how was your trip to the coast with the dogs last weekend?",
+].join(" ");
+
+test("splitSentences cuts after . ! ? and keeps each sentence whole", () => {
+  expect(splitSentences("One. Two!  Three?\nFour")).toEqual(["One.", "Two!", "Three?", "Four"]);
+});
+
+test("queryScorer counts the query's words a sentence has, a long word by its stem", () => {
+  const score = queryScorer("When did John get promoted?");
+  expect(score("John got a promotion.")).toBe(2); // john, promot(ed); "get" is not "got"; when/did are stop words
+  expect(score("Nothing here.")).toBe(0);
+});
+
+describe("excerptFor", () => {
+  test("text that fits is kept whole, not marked", () => {
+    expect(excerptFor("Short turn.", queryScorer("turn"), 300)).toEqual({ text: "Short turn.", compacted: false });
+  });
+
+  test("a long turn keeps the matching sentence and the one after it, ellipses at the cuts", () => {
+    const { text, compacted } = excerptFor(long, queryScorer("What was John promoted to?"), 120);
+    expect(compacted).toBe(true);
+    expect(text).toBe("… Oh, and I got promoted at work! I'm now the assistant manager of the whole store. …");
+  });
+
+  test("with no matching sentence it keeps the first, within the limit", () => {
+    const { text } = excerptFor(long, queryScorer("favourite colour"), 100);
+    expect(text.startsWith("Thanks for asking")).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(100);
+  });
+
+  test("one sentence longer than the limit is cut at a word", () => {
+    const { text } = excerptFor(`${"word ".repeat(100)}end.`, queryScorer("end"), 50);
+    expect(text.length).toBeLessThanOrEqual(50);
+    expect(text.endsWith("…")).toBe(true);
+  });
+});
