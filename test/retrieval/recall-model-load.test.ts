@@ -17,7 +17,9 @@ async function ingest(db: string, extra: string[]) {
 }
 
 function freshRecall(db: string, query: string, scope = "default"): { modelLoaded: boolean; episodes: number; denseUsed: boolean } {
-  const proc = Bun.spawnSync(["bun", join(REPO_ROOT, "test/fixtures/recall-model-load.ts"), db, query, scope], { stdout: "pipe", stderr: "pipe" });
+  // The env explicitly: Bun.spawn does not pass on process.env changes (the tests' static table, set
+  // by test/setup.ts; without it a fresh HOME distils the full table, which loads the model).
+  const proc = Bun.spawnSync(["bun", join(REPO_ROOT, "test/fixtures/recall-model-load.ts"), db, query, scope], { env: { ...process.env }, stdout: "pipe", stderr: "pipe" });
   expect(proc.exitCode).toBe(0);
   return JSON.parse(proc.stdout.toString());
 }
