@@ -290,16 +290,25 @@ CREATE TABLE IF NOT EXISTS extracted_sessions (
   PRIMARY KEY (scope, session_id, extractor)
 ) STRICT;
 
--- The static tier's cells (src/episodic/static-cells.ts): an inverted-file index over the episode
+-- Each tier's cells (src/episodic/episode-cells.ts): an inverted-file index over the episode
 -- vectors of large scopes. The centroids (level 0: coarse groups, 1: cells, float32) are the
--- file's, trained once; a scope listed in static_cell_scopes has every static vector also in the
--- vec0 table episode_static_cells (created with the first such scope).
+-- file's, trained once per tier; a scope listed in static_cell_scopes (model_cell_scopes) has every
+-- static (model) vector also in the vec0 table episode_static_cells (episode_model_cells), created
+-- with the first such scope.
 CREATE TABLE IF NOT EXISTS static_cell_centroids (
   level     INTEGER PRIMARY KEY,
   dims      INTEGER NOT NULL,
   centroids BLOB NOT NULL
 ) STRICT;
 CREATE TABLE IF NOT EXISTS static_cell_scopes (
+  scope TEXT PRIMARY KEY
+) STRICT;
+CREATE TABLE IF NOT EXISTS model_cell_centroids (
+  level     INTEGER PRIMARY KEY,
+  dims      INTEGER NOT NULL,
+  centroids BLOB NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS model_cell_scopes (
   scope TEXT PRIMARY KEY
 ) STRICT;
 

@@ -96,12 +96,23 @@ export type VectorTier = "model" | "static";
 
 /** Where each tier keeps the vectors of nodes and episodes, which metadata names its model, and how SQL takes a vector. */
 export const VECTOR_TIERS = {
-  model: { nodes: "semantic_embeddings", episodes: "episode_vectors", versionKey: "embedding_model_version", dimsKey: "embedding_dims", sqlVector: "?" },
+  model: {
+    nodes: "semantic_embeddings",
+    episodes: "episode_vectors",
+    /** The cells index over large scopes' episode vectors, its centroids and its scopes (src/episodic/episode-cells.ts). */
+    episodeCells: "episode_model_cells",
+    cellCentroids: "model_cell_centroids",
+    cellScopes: "model_cell_scopes",
+    versionKey: "embedding_model_version",
+    dimsKey: "embedding_dims",
+    sqlVector: "?",
+  },
   static: {
     nodes: "node_static_vectors",
     episodes: "episode_static_vectors",
-    /** The cells index over large scopes' episode vectors (src/episodic/static-cells.ts). */
     episodeCells: "episode_static_cells",
+    cellCentroids: "static_cell_centroids",
+    cellScopes: "static_cell_scopes",
     versionKey: "static_model_version",
     dimsKey: "static_dims",
     sqlVector: "vec_int8(?)",
@@ -118,12 +129,10 @@ export function replaceVectorTier(db: Database, tier: VectorTier, modelVersion: 
   const tables = VECTOR_TIERS[tier];
   db.run(`DROP TABLE IF EXISTS ${tables.nodes}`);
   db.run(`DROP TABLE IF EXISTS ${tables.episodes}`);
-  if (tier === "static") {
-    // The cells were cut for the old table's vectors: the next ingest of a large scope rebuilds them.
-    db.run(`DROP TABLE IF EXISTS ${VECTOR_TIERS.static.episodeCells}`);
-    db.run("DELETE FROM static_cell_centroids");
-    db.run("DELETE FROM static_cell_scopes");
-  }
+  // The cells were cut for the old table's vectors: the next write to a large scope rebuilds them.
+  db.run(`DROP TABLE IF EXISTS ${tables.episodeCells}`);
+  db.run(`DELETE FROM ${tables.cellCentroids}`);
+  db.run(`DELETE FROM ${tables.cellScopes}`);
   createVectorTables(db, dims, TIER_DDL[tier]);
   writeMetadata(db, tables.versionKey, modelVersion);
   writeMetadata(db, tables.dimsKey, String(dims));
@@ -141,9 +150,9 @@ export function deleteVectors(db: Database, kind: "nodes" | "episodes", ids: rea
   for (const tier of ["model", "static"] as const) {
     const table = VECTOR_TIERS[tier][kind];
     if (hasTable(db, table)) deleted[tier] = db.query(`DELETE FROM ${table} WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list).changes;
+    const cells = VECTOR_TIERS[tier].episodeCells;
+    if (kind === "episodes" && hasTable(db, cells)) db.query(`DELETE FROM ${cells} WHERE episode_id IN (SELECT value FROM json_each(?))`).run(list);
   }
-  const cells = VECTOR_TIERS.static.episodeCells;
-  if (kind === "episodes" && hasTable(db, cells)) db.query(`DELETE FROM ${cells} WHERE episode_id IN (SELECT value FROM json_each(?))`).run(list);
   db.query(`DELETE FROM ${kind === "nodes" ? "node" : "episode"}_vector_staging WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list);
   return deleted;
 }

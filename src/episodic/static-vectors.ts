@@ -9,7 +9,7 @@ import { readMetadata } from "../engine/metadata.ts";
 import { ensureStaticVectorTable, VECTOR_TIERS } from "../engine/schema.ts";
 import type { QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedder.ts";
-import { knnStaticCells, maintainStaticCells } from "./static-cells.ts";
+import { knnCells, maintainCells } from "./episode-cells.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
@@ -33,7 +33,7 @@ export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "n
     remove?.run(item.key);
     insert.run(item.key, item.scope, toInt8Vector(vectors[i]!));
   });
-  if (kind === "episodes") maintainStaticCells(db, embedder.dims, items, vectors);
+  if (kind === "episodes") maintainCells(db, "static", embedder.dims, items, vectors);
   return items.length;
 }
 
@@ -52,10 +52,10 @@ export function staticTierState(db: Database, embedder: StaticEmbedder): StaticT
 
 /**
  * The episodes nearest a static query vector within a scope: over the cells nearest the query in
- * a large scope (static-cells.ts), else by brute force.
+ * a large scope (episode-cells.ts), else by brute force.
  */
 export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
-  return knnStaticCells(db, vector, k, scope) ?? exactStaticEpisodes(db, vector, k, scope);
+  return knnCells(db, "static", vector, k, scope) ?? exactStaticEpisodes(db, vector, k, scope);
 }
 
 /** The episodes nearest a static query vector within a scope, by brute force over every vector of the scope. */

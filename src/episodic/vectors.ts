@@ -8,6 +8,7 @@ import type { Store } from "../engine/store.ts";
 import { hasVectorTables } from "../engine/schema.ts";
 import type { Embedder, QueuedText, VectorQueue } from "../embed/embedder.ts";
 import { claimVectorSpace, nodeVectorQueue } from "../semantic/node-vectors.ts";
+import { knnCells, maintainCells } from "./episode-cells.ts";
 
 /** Long texts are embedded by their opening: it carries the topic, and model cost grows with length. */
 export const MAX_EMBED_CHARS = 2000;
@@ -45,11 +46,13 @@ export function writeEpisodeVectors(store: Store, embedder: Embedder, episodes: 
     const dequeue = db.query<{ id: number }, [number]>("DELETE FROM episode_vector_queue WHERE episode_id = ? RETURNING episode_id AS id");
     const remove = db.query("DELETE FROM episode_vectors WHERE episode_id = ?");
     const insert = db.query("INSERT INTO episode_vectors (episode_id, scope, embedding) VALUES (?, ?, ?)");
-    episodes.forEach((episode, i) => {
-      if (!dequeue.get(episode.id)) return;
+    const stored = episodes.flatMap((episode, i) => {
+      if (!dequeue.get(episode.id)) return [];
       remove.run(episode.id);
       insert.run(episode.id, episode.scope, vectors[i]!);
+      return [{ key: episode.id, scope: episode.scope, vector: vectors[i]! }];
     });
+    maintainCells(db, "model", vectors[0]!.length, stored, stored.map((item) => item.vector));
   });
 }
 
@@ -197,9 +200,17 @@ export function startVectorFiller(store: Store, embedder: Embedder, options: Vec
 
 export type EpisodeHit = { episodeId: number; distance: number };
 
-/** The episodes nearest a query vector within a scope (vec0 KNN, scope as partition key). */
+/**
+ * The episodes nearest a model query vector within a scope: over the cells nearest the query in a
+ * large scope (episode-cells.ts), else by brute force (vec0 KNN, scope as partition key).
+ */
 export function knnEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
   if (!hasVectorTables(db)) return [];
+  return knnCells(db, "model", vector, k, scope) ?? exactEpisodes(db, vector, k, scope);
+}
+
+/** Brute-force KNN over a scope's model vectors (the exact answer the cells approximate). */
+export function exactEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
   return db
     .query<EpisodeHit, [Float32Array, number, string]>(
       "SELECT episode_id AS episodeId, distance FROM episode_vectors WHERE embedding MATCH ? AND k = ? AND scope = ? ORDER BY distance",

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { replaceVectorTier } from "../../src/engine/schema.ts";
-import { buildScopeCells, CELLS, cellOf, knnStaticCells, nearestCells, scopeHasCells, sphericalKMeans, trainCells } from "../../src/episodic/static-cells.ts";
+import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, scopeHasCells, sphericalKMeans, trainCells } from "../../src/episodic/episode-cells.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../../src/episodic/static-vectors.ts";
+import { exactEpisodes, knnEpisodes } from "../../src/episodic/vectors.ts";
 import { seededRandom } from "../../src/bench/random.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
@@ -21,7 +22,7 @@ function unitRandom(random: () => number, dims: number): Float32Array {
   return v.map((x) => x / norm);
 }
 
-describe("static cells (pure)", () => {
+describe("episode cells (pure)", () => {
   test("k-means on separated clusters puts each cluster in one cell, and a point's nearest centroid is its cell", () => {
     const random = seededRandom(3).next;
     const centres = Array.from({ length: 4 }, () => unitRandom(random, 16));
@@ -59,15 +60,15 @@ describe("static cells in a file", () => {
     const gllam = await openTempGllam(dir, { embedder: hash });
     gllam.addEpisodes(turns(600));
     const db = gllam.db();
-    expect(knnStaticCells(db, staticEmbedder.embedSync(["rain"])[0]!, 10, "default")).toBeUndefined();
-    gllam.store.transaction(() => buildScopeCells(db, "default", staticEmbedder.dims));
-    expect(scopeHasCells(db, "default")).toBe(true);
+    expect(knnCells(db, "static", staticEmbedder.embedSync(["rain"])[0]!, 10, "default")).toBeUndefined();
+    gllam.store.transaction(() => buildScopeCells(db, "static", "default", staticEmbedder.dims));
+    expect(scopeHasCells(db, "static", "default")).toBe(true);
     const count = (table: string) => (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect(count("episode_static_cells")).toBe(600);
 
     const q = staticEmbedder.embedSync(["a loan from the bank"])[0]!;
     const exact = exactStaticEpisodes(db, q, 10, "default").map((h) => h.episodeId);
-    expect(knnStaticCells(db, q, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exact);
+    expect(knnCells(db, "static", q, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exact);
     const probed = knnStaticEpisodes(db, q, 10, "default").map((h) => h.episodeId);
     expect(probed.filter((id) => exact.includes(id)).length).toBeGreaterThanOrEqual(8);
 
@@ -76,16 +77,16 @@ describe("static cells in a file", () => {
     expect(count("episode_static_cells")).toBe(640);
     gllam.forget({ episode: ids[0]! });
     expect(count("episode_static_cells")).toBe(639);
-    expect(knnStaticCells(db, q, 700, "default", CELLS)!.map((h) => h.episodeId).sort()).toEqual(exactStaticEpisodes(db, q, 700, "default").map((h) => h.episodeId).sort());
+    expect(knnCells(db, "static", q, 700, "default", CELLS)!.map((h) => h.episodeId).sort()).toEqual(exactStaticEpisodes(db, q, 700, "default").map((h) => h.episodeId).sort());
 
     // Another scope in the same file has no cells: brute force there.
     gllam.addEpisodes(turns(5).map((t) => ({ ...t, scope: "other" })));
-    expect(scopeHasCells(db, "other")).toBe(false);
+    expect(scopeHasCells(db, "static", "other")).toBe(false);
     expect(knnStaticEpisodes(db, q, 3, "other")).toHaveLength(3);
 
     // Rebuilding the static tier drops the cells (cut for the old vectors).
     gllam.store.transaction(() => replaceVectorTier(db, "static", staticEmbedder.modelVersion, staticEmbedder.dims));
-    expect(scopeHasCells(db, "default")).toBe(false);
+    expect(scopeHasCells(db, "static", "default")).toBe(false);
     gllam.close();
   });
 
@@ -94,12 +95,49 @@ describe("static cells in a file", () => {
     // Clumps: 200 turns about the rain, 200 about the bank, so a cell holds far more than the first ask.
     gllam.addEpisodes([...turns(200), ...Array.from({ length: 400 }, (_, i) => ({ sessionId: "c", seq: i, content: `${i % 2 ? "rain on the roof again" : "a loan from the bank again"} ${i}` }))]);
     const db = gllam.db();
-    gllam.store.transaction(() => buildScopeCells(db, "default", staticEmbedder.dims));
+    gllam.store.transaction(() => buildScopeCells(db, "static", "default", staticEmbedder.dims));
     for (const text of ["rain on the roof", "a loan from the bank"]) {
       const q = staticEmbedder.embedSync([text])[0]!;
       const distances = (hits: { distance: number }[]) => hits.map((h) => h.distance);
-      expect(distances(knnStaticCells(db, q, 150, "default", CELLS)!)).toEqual(distances(exactStaticEpisodes(db, q, 150, "default")));
+      expect(distances(knnCells(db, "static", q, 150, "default", CELLS)!)).toEqual(distances(exactStaticEpisodes(db, q, 150, "default")));
     }
+    gllam.close();
+  });
+});
+
+describe("model cells in a file", () => {
+  test("exact over all cells on clumped vectors; maintained at write; a forgotten episode never comes back; a model rebuild drops them", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    gllam.addEpisodes([...turns(200), ...Array.from({ length: 400 }, (_, i) => ({ sessionId: "c", seq: i, content: `${i % 2 ? "rain on the roof again" : "a loan from the bank again"} ${i}` }))]);
+    await gllam.waitForEmbeddings();
+    const db = gllam.db();
+    const [q] = await hash.embed(["rain on the roof"]);
+    expect(knnCells(db, "model", q!, 10, "default")).toBeUndefined();
+    gllam.store.transaction(() => buildScopeCells(db, "model", "default", hash.dims));
+    expect(scopeHasCells(db, "model", "default")).toBe(true);
+    expect(scopeHasCells(db, "static", "default")).toBe(false);
+    const count = () => (db.query("SELECT count(*) AS n FROM episode_model_cells").get() as { n: number }).n;
+    expect(count()).toBe(600);
+    const distances = (hits: { distance: number }[]) => hits.map((h) => h.distance);
+    expect(distances(knnCells(db, "model", q!, 150, "default", CELLS)!)).toEqual(distances(exactEpisodes(db, q!, 150, "default")));
+
+    // New model vectors of the scope go into the cells; forget takes them out for good.
+    const { ids } = gllam.addEpisodes(turns(40, 600));
+    await gllam.waitForEmbeddings();
+    expect(count()).toBe(640);
+    const [forgotten] = await hash.embed([`Ann: turn 600: ${TOPICS[0]} 600`]);
+    expect(knnEpisodes(db, forgotten!, 5, "default").map((h) => h.episodeId)).toContain(ids[0]!);
+    gllam.forget({ episode: ids[0]! });
+    expect(count()).toBe(639);
+    const all = knnCells(db, "model", forgotten!, 700, "default", CELLS)!.map((h) => h.episodeId);
+    expect(all).not.toContain(ids[0]!);
+    expect(all.sort()).toEqual(exactEpisodes(db, forgotten!, 700, "default").map((h) => h.episodeId).sort());
+    expect(knnEpisodes(db, forgotten!, 5, "default").map((h) => h.episodeId)).not.toContain(ids[0]!);
+
+    // Re-embedding the model tier drops its cells (cut for the old vectors).
+    gllam.store.transaction(() => replaceVectorTier(db, "model", hash.modelVersion, hash.dims));
+    expect(scopeHasCells(db, "model", "default")).toBe(false);
+    expect(knnEpisodes(db, q!, 5, "default")).toEqual([]);
     gllam.close();
   });
 });

@@ -1,20 +1,21 @@
 /**
- * An inverted-file index over the static tier's episode vectors, so KNN in a large scope reads a
- * few percent of its vectors instead of all of them (sqlite-vec 0.1.9 searches by brute force:
- * ~0.35 µs per int8[256] vector, 350 ms per query at a million). The vector space is cut into
- * CELLS cells by a two-level spherical k-means (COARSE groups of FINE cells each, so assigning a
- * vector costs COARSE + FINE dot products), trained once per file on a sample of the first scope
- * to reach SCOPE_THRESHOLD episodes. From then on that scope's vectors are copied, with their cell,
- * into episode_static_cells (a vec0 table partitioned by scope and cell), and a query searches the
- * PROBES cells nearest to it, exactly within each. Smaller scopes keep brute-force KNN.
+ * An inverted-file index over a tier's episode vectors (static int8[256] or model float[512]), so
+ * KNN in a large scope reads a few percent of its vectors instead of all of them (sqlite-vec 0.1.9
+ * searches by brute force: ~0.35 µs per int8[256] vector, 350 ms per query at a million; ~0.6 µs
+ * per float[512], 60 ms at 100K). The vector space is cut into CELLS cells by a two-level
+ * spherical k-means (COARSE groups of FINE cells each, so assigning a vector costs COARSE + FINE
+ * dot products), trained once per file and tier on a sample of the first scope to reach
+ * SCOPE_THRESHOLD vectors. From then on that scope's vectors are copied, with their cell, into the
+ * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES
+ * cells nearest to it, exactly within each. Smaller scopes keep brute-force KNN.
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
- * of the static tier) drops it and the next ingest of a large scope rebuilds it, and import only
- * fills empty scopes, which have none.
+ * of a tier) drops that tier's cells and the next write to a large scope rebuilds them, and import
+ * only fills empty scopes, which have none.
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
-import { hasTable, VECTOR_TIERS } from "../engine/schema.ts";
+import { hasTable, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 // Fewer, larger cells than the usual sqrt(n): each probed cell is a vec0 query of its own (~0.7 ms
@@ -27,10 +28,29 @@ export const SCOPE_THRESHOLD = 50_000;
 /** Cells searched per query: ~9% of the vectors when cells are even (at 1M: 16 found 85% of the exact top 10 in 46 ms, 24 92% in 72 ms, 32 95% in 89 ms). */
 export const PROBES = 24;
 const TRAIN_SAMPLE = 16_384;
-/** Neighbours asked of each probed cell at first (knnStaticCells). */
+/** Neighbours asked of each probed cell at first (knnCells). */
 const FIRST_K = 16;
 const ITERATIONS = 8;
-const CELLS_TABLE = VECTOR_TIERS.static.episodeCells;
+
+/**
+ * How a tier's vectors are stored: the vec0 element type, the value SQL takes, a stored blob as a
+ * unit vector, and how many of a scope's episodes have a vector (the model tier's wait in a queue).
+ */
+type TierCodec = { element: string; toSql(v: Float32Array): Int8Array | Float32Array; read(bytes: Uint8Array, dims: number): Float32Array; countSql: string };
+const CODECS: Record<VectorTier, TierCodec> = {
+  static: {
+    element: "int8",
+    toSql: toInt8Vector,
+    read: (bytes, dims) => unit(new Int8Array(bytes.buffer, bytes.byteOffset, dims)),
+    countSql: "SELECT count(*) AS n FROM episodes WHERE scope = ?",
+  },
+  model: {
+    element: "float",
+    toSql: (v) => v,
+    read: (bytes, dims) => unit(new Float32Array(Uint8Array.from(bytes).buffer, 0, dims)),
+    countSql: "SELECT count(*) AS n FROM episodes e WHERE scope = ? AND NOT EXISTS (SELECT 1 FROM episode_vector_queue q WHERE q.episode_id = e.id)",
+  },
+};
 
 /** live[c] = 0: cell c has no centroid (its group had fewer sample points than cells) and holds nothing. */
 type Centroids = { dims: number; coarse: Float32Array; fine: Float32Array; live: Uint8Array };
@@ -121,24 +141,27 @@ export function nearestCells(centroids: Centroids, q: Float32Array, probes: numb
     .map(([c]) => c);
 }
 
-function readCentroids(db: Database): Centroids | undefined {
-  const rows = db.query<{ level: number; centroids: Uint8Array; dims: number }, []>("SELECT level, centroids, dims FROM static_cell_centroids ORDER BY level").all();
+function readCentroids(db: Database, tier: VectorTier): Centroids | undefined {
+  const rows = db.query<{ level: number; centroids: Uint8Array; dims: number }, []>(`SELECT level, centroids, dims FROM ${VECTOR_TIERS[tier].cellCentroids} ORDER BY level`).all();
   if (rows.length !== 2) return undefined;
   const floats = (bytes: Uint8Array) => new Float32Array(Uint8Array.from(bytes).buffer);
   return withLive(rows[0]!.dims, floats(rows[0]!.centroids), floats(rows[1]!.centroids));
 }
 
-/** Whether this scope's vectors are in the cells (then every later one must go there too). */
-export function scopeHasCells(db: Database, scope: string): boolean {
-  return hasTable(db, CELLS_TABLE) && db.query("SELECT 1 FROM static_cell_scopes WHERE scope = ?").get(scope) !== null;
+/** Whether this scope's vectors of the tier are in its cells (then every later one must go there too). */
+export function scopeHasCells(db: Database, tier: VectorTier, scope: string): boolean {
+  const tables = VECTOR_TIERS[tier];
+  return hasTable(db, tables.episodeCells) && db.query(`SELECT 1 FROM ${tables.cellScopes} WHERE scope = ?`).get(scope) !== null;
 }
 
 /**
  * Keeps the cells of the scopes written to; the caller holds the write transaction and has just
- * stored these episodes' static vectors. A scope that reaches SCOPE_THRESHOLD gets its cells now
- * (the file's centroids are trained first if it has none): a one-time pause of a few seconds.
+ * stored these episodes' vectors of the tier. A scope that reaches SCOPE_THRESHOLD gets its cells
+ * now (the tier's centroids are trained first if it has none): a one-time pause of a few seconds.
  */
-export function maintainStaticCells(db: Database, dims: number, items: { key: string | number; scope: string }[], vectors: Float32Array[]): void {
+export function maintainCells(db: Database, tier: VectorTier, dims: number, items: { key: string | number; scope: string }[], vectors: Float32Array[]): void {
+  const { episodeCells, sqlVector } = VECTOR_TIERS[tier];
+  const codec = CODECS[tier];
   const byScope = new Map<string, number[]>();
   items.forEach((item, i) => {
     const indexes = byScope.get(item.scope);
@@ -146,50 +169,58 @@ export function maintainStaticCells(db: Database, dims: number, items: { key: st
     else byScope.set(item.scope, [i]);
   });
   for (const [scope, indexes] of byScope) {
-    if (scopeHasCells(db, scope)) {
-      const centroids = readCentroids(db)!;
-      const insert = db.query(`INSERT INTO ${CELLS_TABLE} (episode_id, scope, cell, embedding) VALUES (?, ?, ?, vec_int8(?))`);
-      for (const i of indexes) insert.run(items[i]!.key, scope, cellOf(centroids, vectors[i]!), toInt8Vector(vectors[i]!));
-    } else if (db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM episodes WHERE scope = ?").get(scope)!.n >= SCOPE_THRESHOLD) {
-      buildScopeCells(db, scope, dims);
+    if (scopeHasCells(db, tier, scope)) {
+      const centroids = readCentroids(db, tier)!;
+      // A model vector may replace an episode's earlier one: its old cell row goes first.
+      const remove = db.query(`DELETE FROM ${episodeCells} WHERE episode_id = ?`);
+      const insert = db.query(`INSERT INTO ${episodeCells} (episode_id, scope, cell, embedding) VALUES (?, ?, ?, ${sqlVector})`);
+      for (const i of indexes) {
+        remove.run(items[i]!.key);
+        insert.run(items[i]!.key, scope, cellOf(centroids, unit(vectors[i]!)), codec.toSql(vectors[i]!));
+      }
+    } else if (db.query<{ n: number }, [string]>(codec.countSql).get(scope)!.n >= SCOPE_THRESHOLD) {
+      buildScopeCells(db, tier, scope, dims);
     }
   }
 }
 
-/** Copies every static vector of the scope into its cell (training the file's centroids if needed). */
-export function buildScopeCells(db: Database, scope: string, dims: number): void {
-  db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${CELLS_TABLE} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding int8[${dims}] distance_metric=cosine, chunk_size=512)`);
-  const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>("SELECT episode_id AS id, embedding FROM episode_static_vectors WHERE scope = ?").all(scope);
-  const vectors = rows.map((row) => unit(new Int8Array(row.embedding.buffer, row.embedding.byteOffset, dims)));
-  let centroids = readCentroids(db);
+/** Copies every vector of the tier in the scope into its cell (training the tier's centroids if needed). */
+export function buildScopeCells(db: Database, tier: VectorTier, scope: string, dims: number): void {
+  const tables = VECTOR_TIERS[tier];
+  const codec = CODECS[tier];
+  db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tables.episodeCells} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding ${codec.element}[${dims}] distance_metric=cosine, chunk_size=512)`);
+  const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>(`SELECT episode_id AS id, embedding FROM ${tables.episodes} WHERE scope = ?`).all(scope);
+  const vectors = rows.map((row) => codec.read(row.embedding, dims));
+  let centroids = readCentroids(db, tier);
   if (!centroids) {
     const step = Math.max(1, vectors.length / TRAIN_SAMPLE);
     centroids = trainCells(Array.from({ length: Math.min(TRAIN_SAMPLE, vectors.length) }, (_, i) => vectors[Math.floor(i * step)]!), dims);
     const bytes = (floats: Float32Array) => new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength);
-    const insert = db.query("INSERT INTO static_cell_centroids (level, dims, centroids) VALUES (?, ?, ?)");
+    const insert = db.query(`INSERT INTO ${tables.cellCentroids} (level, dims, centroids) VALUES (?, ?, ?)`);
     insert.run(0, dims, bytes(centroids.coarse));
     insert.run(1, dims, bytes(centroids.fine));
   }
-  const insert = db.query(`INSERT INTO ${CELLS_TABLE} (episode_id, scope, cell, embedding) VALUES (?, ?, ?, vec_int8(?))`);
+  const insert = db.query(`INSERT INTO ${tables.episodeCells} (episode_id, scope, cell, embedding) VALUES (?, ?, ?, ${tables.sqlVector})`);
   rows.forEach((row, i) => insert.run(row.id, scope, cellOf(centroids, vectors[i]!), row.embedding));
-  db.query("INSERT INTO static_cell_scopes (scope) VALUES (?)").run(scope);
+  db.query(`INSERT INTO ${tables.cellScopes} (scope) VALUES (?)`).run(scope);
 }
 
 /**
- * KNN over the cells nearest the query; undefined when the scope has no cells (brute force then).
- * Each cell is asked first for a few neighbours (the cost of a vec0 query grows with k: 0.13 ms
- * at k = 10, 0.27 at 100 for a cell of ~400 vectors); only a cell whose last one is still nearer
- * than the k-th best found so far may hold more of the top k, and only it is asked again for k.
- * The answer is the same as asking every cell for k.
+ * KNN over the tier's cells nearest the query; undefined when the scope has no cells (brute force
+ * then). Each cell is asked first for a few neighbours (the cost of a vec0 query grows with k: 0.13
+ * ms at k = 10, 0.27 at 100 for a cell of ~400 int8 vectors); only a cell whose last one is still
+ * nearer than the k-th best found so far may hold more of the top k, and only it is asked again
+ * for k. The answer is the same as asking every cell for k.
  */
-export function knnStaticCells(db: Database, vector: Float32Array, k: number, scope: string, probes = PROBES): EpisodeHit[] | undefined {
-  if (!scopeHasCells(db, scope)) return undefined;
-  const centroids = readCentroids(db);
+export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k: number, scope: string, probes = PROBES): EpisodeHit[] | undefined {
+  if (!scopeHasCells(db, tier, scope)) return undefined;
+  const centroids = readCentroids(db, tier);
   if (!centroids) return undefined;
-  const query = db.query<EpisodeHit, [Int8Array, number, string, number]>(
-    `SELECT episode_id AS episodeId, distance FROM ${CELLS_TABLE} WHERE embedding MATCH vec_int8(?) AND k = ? AND scope = ? AND cell = ?`,
+  const { episodeCells, sqlVector } = VECTOR_TIERS[tier];
+  const query = db.query<EpisodeHit, [Int8Array | Float32Array, number, string, number]>(
+    `SELECT episode_id AS episodeId, distance FROM ${episodeCells} WHERE embedding MATCH ${sqlVector} AND k = ? AND scope = ? AND cell = ?`,
   );
-  const q = toInt8Vector(vector);
+  const q = CODECS[tier].toSql(vector);
   const firstK = Math.min(k, Math.max(FIRST_K, Math.ceil((2 * k) / probes)));
   const cells = nearestCells(centroids, unit(vector), probes).map((cell) => ({ cell, hits: query.all(q, firstK, scope, cell) }));
   const kth = (hits: EpisodeHit[]) => hits.sort((a, b) => a.distance - b.distance)[k - 1]?.distance ?? Infinity;
