@@ -34,21 +34,21 @@ const ITERATIONS = 8;
 
 /**
  * How a tier's vectors are stored: the vec0 element type, the value SQL takes, a stored blob as a
- * unit vector, and how many of a scope's episodes have a vector (the model tier's wait in a queue).
+ * unit vector, and how many of a scope's episodes still wait for a vector (the model tier's queue;
+ * static vectors are written with their episodes).
  */
-type TierCodec = { element: string; toSql(v: Float32Array): Int8Array | Float32Array; read(bytes: Uint8Array, dims: number): Float32Array; countSql: string };
+type TierCodec = { element: string; toSql(v: Float32Array): Int8Array | Float32Array; read(bytes: Uint8Array, dims: number): Float32Array; queuedSql?: string };
 const CODECS: Record<VectorTier, TierCodec> = {
   static: {
     element: "int8",
     toSql: toInt8Vector,
     read: (bytes, dims) => unit(new Int8Array(bytes.buffer, bytes.byteOffset, dims)),
-    countSql: "SELECT count(*) AS n FROM episodes WHERE scope = ?",
   },
   model: {
     element: "float",
     toSql: (v) => v,
     read: (bytes, dims) => unit(new Float32Array(Uint8Array.from(bytes).buffer, 0, dims)),
-    countSql: "SELECT count(*) AS n FROM episodes e WHERE scope = ? AND NOT EXISTS (SELECT 1 FROM episode_vector_queue q WHERE q.episode_id = e.id)",
+    queuedSql: "SELECT count(*) AS n FROM episode_vector_queue q JOIN episodes e ON e.id = q.episode_id WHERE e.scope = ?",
   },
 };
 
@@ -178,10 +178,17 @@ export function maintainCells(db: Database, tier: VectorTier, dims: number, item
         remove.run(items[i]!.key);
         insert.run(items[i]!.key, scope, cellOf(centroids, unit(vectors[i]!)), codec.toSql(vectors[i]!));
       }
-    } else if (db.query<{ n: number }, [string]>(codec.countSql).get(scope)!.n >= SCOPE_THRESHOLD) {
+    } else if (countVectors(db, codec, scope) >= SCOPE_THRESHOLD) {
       buildScopeCells(db, tier, scope, dims);
     }
   }
+}
+
+/** The scope's episodes with a vector of the tier; the queue is counted only for a scope that may pass the threshold. */
+function countVectors(db: Database, codec: TierCodec, scope: string): number {
+  const count = (sql: string) => db.query<{ n: number }, [string]>(sql).get(scope)!.n;
+  const episodes = count("SELECT count(*) AS n FROM episodes WHERE scope = ?");
+  return episodes < SCOPE_THRESHOLD || !codec.queuedSql ? episodes : episodes - count(codec.queuedSql);
 }
 
 /** Copies every vector of the tier in the scope into its cell (training the tier's centroids if needed). */
