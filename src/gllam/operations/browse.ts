@@ -12,6 +12,10 @@ import { formatForgetReport, formatVersion, resolveForgetTarget } from "./facts.
 
 const LinkIdSchema = IntegerSchema(1, Number.MAX_SAFE_INTEGER);
 
+/** A list as text, one entry per line (or block), or a sentence saying it is empty. */
+const linesOr = <T>(items: readonly T[], none: string, line: (item: T) => string, separator = "\n"): string =>
+  items.length === 0 ? none : items.map(line).join(separator);
+
 export const nodeHistory = defineOperation({
   name: "node_history",
   summary: "Every relationship an entity states, each with all its versions: valid interval, who said it, trust, and why each version ended",
@@ -19,9 +23,12 @@ export const nodeHistory = defineOperation({
   readOnly: true,
   run: (gllam, input) => gllam.nodeHistory(input.node, { scope: input.scope }),
   toText: ({ node, relationships }) =>
-    relationships.length === 0
-      ? `${node.name} states no relationships`
-      : relationships.map(({ relationship, versions }) => [`${node.name} ${relationship}:`, ...versions.map((ver: LinkVersion) => `  ${formatVersion(ver)}`)].join("\n")).join("\n\n"),
+    linesOr(
+      relationships,
+      `${node.name} states no relationships`,
+      ({ relationship, versions }) => [`${node.name} ${relationship}:`, ...versions.map((ver: LinkVersion) => `  ${formatVersion(ver)}`)].join("\n"),
+      "\n\n",
+    ),
 });
 
 export const neighbourhood = defineOperation({
@@ -70,18 +77,14 @@ export const contradictions = defineOperation({
   readOnly: true,
   run: (gllam, input) => gllam.listContradictions({ scope: input.scope, status: input.status, limit: input.limit }),
   toText: (entries) =>
-    entries.length === 0
-      ? "no contradictions"
-      : entries
-          .map((c) => {
-            const claims = c.claims.map((claim) => {
-              const who = claim.source ? `${claim.source.docType}/${claim.source.displayName || claim.source.handle}` : "unattributed";
-              const won = c.winnerLinkId === claim.id ? " (believed)" : "";
-              return `  [link ${claim.id}] ${claim.subjectName} ${claim.relationship} ${claim.objectName} since ${formatDay(claim.validFrom)}, trust ${claim.trustWeight}, ${who}${won}`;
-            });
-            return [`${c.id} (${c.status}): ${c.name}${c.reason ? ` — ${c.reason}` : ""}`, ...claims].join("\n");
-          })
-          .join("\n"),
+    linesOr(entries, "no contradictions", (c) => {
+      const claims = c.claims.map((claim) => {
+        const who = claim.source ? `${claim.source.docType}/${claim.source.displayName || claim.source.handle}` : "unattributed";
+        const won = c.winnerLinkId === claim.id ? " (believed)" : "";
+        return `  [link ${claim.id}] ${claim.subjectName} ${claim.relationship} ${claim.objectName} since ${formatDay(claim.validFrom)}, trust ${claim.trustWeight}, ${who}${won}`;
+      });
+      return [`${c.id} (${c.status}): ${c.name}${c.reason ? ` — ${c.reason}` : ""}`, ...claims].join("\n");
+    }),
 });
 
 export const resolveContradiction = defineOperation({
@@ -131,11 +134,7 @@ export const sessions = defineOperation({
   readOnly: true,
   run: (gllam, input) => gllam.listSessions({ scope: input.scope }),
   toText: (list) =>
-    list.length === 0
-      ? "no sessions"
-      : list
-          .map((s) => `${s.id}${s.title ? ` "${s.title}"` : ""}: ${s.episodes} episodes${s.firstAt === null ? "" : `, ${formatDay(s.firstAt)} → ${formatDay(s.lastAt ?? s.firstAt)}`}`)
-          .join("\n"),
+    linesOr(list, "no sessions", (s) => `${s.id}${s.title ? ` "${s.title}"` : ""}: ${s.episodes} episodes${s.firstAt === null ? "" : `, ${formatDay(s.firstAt)} → ${formatDay(s.lastAt ?? s.firstAt)}`}`),
 });
 
 export const sessionEpisodes = defineOperation({
@@ -145,11 +144,7 @@ export const sessionEpisodes = defineOperation({
   readOnly: true,
   run: (gllam, input) => gllam.getRecentEpisodes(input.limit, { scope: input.scope, sessionId: input.session }),
   toText: (episodes) =>
-    episodes.length === 0
-      ? "no episodes"
-      : episodes
-          .map((e) => `[episode ${e.id}] ${e.occurredAt === null ? "undated" : formatDay(e.occurredAt)} ${e.speaker || e.role || "?"}: ${e.content}`)
-          .join("\n"),
+    linesOr(episodes, "no episodes", (e) => `[episode ${e.id}] ${e.occurredAt === null ? "undated" : formatDay(e.occurredAt)} ${e.speaker || e.role || "?"}: ${e.content}`),
 });
 
 export const forgetDryRun = defineOperation({
