@@ -46,11 +46,14 @@ export type ContextBenchResult = {
 
 const normaliseText = (text: string) => ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `;
 
-/** Whether the context holds a short gold answer verbatim (case and punctuation aside); undefined for a long or missing answer. */
+/** A line's citation ("[e12 excerpt]", "[links 1, 2]"): ids, not content, so no answer is found in one ("3" in "[links 3, 4]"). */
+const CITATION = /\[(?:e\d+|links?|summary|procedure|node|contradiction)\b[^\]]*\]/g;
+
+/** Whether the context holds a short gold answer verbatim (case and punctuation aside, citations left out); undefined for a long or missing answer. */
 export function answerInContext(markdown: string, answer: string | undefined): boolean | undefined {
   const wanted = answer === undefined ? "" : normaliseText(answer).trim();
   if (wanted === "" || wanted.split(" ").length > 3) return undefined;
-  return normaliseText(markdown).includes(` ${wanted} `);
+  return normaliseText(markdown.replace(CITATION, " ")).includes(` ${wanted} `);
 }
 
 /** Share of the relevant documents that some episode of the context belongs to. */

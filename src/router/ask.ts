@@ -34,9 +34,9 @@ export type AskResult = {
 };
 
 const SYSTEM = `You answer questions about a user's memory from the context given, and from nothing else.
-- Use only the context. Episodes are conversation turns: "[e12 #3] Ann: ..." is episode 12 said by Ann, on the day of the session heading above it. Facts, procedures, paths and timeline lines end with their ids in brackets.
+- Use only the context. Episodes are conversation turns: "[e12] Ann: ..." is episode 12 said by Ann ("[e12 excerpt]": some of its sentences), on the day of the session heading above it, turns in their order. Facts, procedures, paths and timeline lines end with their ids in brackets.
 - Resolve relative dates ("last week", "yesterday") against the day of the turn that says them, and answer with the date.
-- Answer briefly and directly. Cite every id you used, as written inside the brackets without the position: "e12", "link 3", "procedure deploy_caddy v2", "contradiction c1".
+- Answer briefly and directly. Cite every id you used, as written inside the brackets: "e12", "link 3", "procedure deploy_caddy v2", "contradiction c1".
 - If the context does not hold the answer, set known to false and answer "${I_DONT_KNOW}". Do not guess.
 - If the context holds an open contradiction about the answer, say so.`;
 
@@ -51,7 +51,7 @@ export function askMessages(question: string, context: AssembledContext): ChatMe
 /** The ids the context cites, in the form the model is asked to use ("e12", "link 3", ...). */
 export function contextCitations(markdown: string): Set<string> {
   const ids = new Set<string>();
-  for (const m of markdown.matchAll(/\[e(\d+) #\d+\]/g)) ids.add(`e${m[1]}`);
+  for (const m of markdown.matchAll(/\[e(\d+)(?: excerpt)?\]/g)) ids.add(`e${m[1]}`);
   for (const m of markdown.matchAll(/(?:\[|; )(links?) ([\d, ]+)\]/g)) for (const id of m[2]!.split(/,\s*/)) ids.add(`link ${id}`);
   for (const m of markdown.matchAll(/\[(procedure [^\]]+|summary \d+|node [^\]]+)\]/g)) ids.add(m[1]!);
   for (const m of markdown.matchAll(/\[contradiction ([^;\]]+)/g)) ids.add(`contradiction ${m[1]}`);
@@ -64,7 +64,7 @@ export function checkCitations(given: readonly string[], known: ReadonlySet<stri
   let unknown = 0;
   for (const raw of given) {
     const text = raw.replace(/^\[|\]$/g, "").trim();
-    const episode = /^(?:e|episode\s*)(\d+)(?:\s*#\d+)?$/i.exec(text);
+    const episode = /^(?:e|episode\s*)(\d+)(?:\s*#\d+)?(?:\s+excerpt)?$/i.exec(text);
     const id = episode ? `e${episode[1]}` : text.replace(/^links\b/i, "link");
     if (known.has(id)) {
       if (!citations.includes(id)) citations.push(id);

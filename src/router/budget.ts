@@ -35,6 +35,8 @@ export type ContextItem = {
   order: number;
   /** Text compared for duplicates (default: text); an item whose dedup text is already in is skipped. */
   dedup?: string;
+  /** A shorter line with the same citation (a turn cut to its best sentences), used when the item ranks past the first `fullItems` taken. */
+  compact?: string;
   episodeId?: number;
 };
 
@@ -43,23 +45,37 @@ export const groupHeader = (group: string): string => `### ${group}\n`;
 const lineCost = (item: ContextItem) => estimateTokens(`${item.text}\n`);
 const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 
+export type PackOptions = {
+  /** How many items keep their whole text; later ones go in as their `compact` line where they have one (default: all whole). */
+  fullItems?: number;
+};
+
 /**
  * Greedy by marginal value: items in decreasing value; each is taken if its marginal cost (its line,
  * plus its section and group headings when they are not open yet) fits in what is left, and its
  * text is not already in. A smaller item can still fill the room a larger one could not. (Lowering
  * the worth of further items from the same session, to spread the context, lost evidence on the
- * dev data: the turns around a match are worth more than a weaker match elsewhere.)
+ * dev data: the turns around a match are worth more than a weaker match elsewhere. Ranking by value
+ * per token lost more: short turns are mostly small talk.)
+ *
+ * Graded compaction: the first `fullItems` taken keep their text, later ones go in compact (a
+ * lower-ranked turn is there for the fact it holds, its best sentence, and a budget's tail then
+ * holds more distinct turns); the room left at the end restores compacted items to their text,
+ * most valuable first, so a budget that holds everything compacts nothing.
  */
-export function packContext(items: readonly ContextItem[], budget: number, fixedCost: number): { chosen: ContextItem[]; tokens: number } {
+export function packContext(items: readonly ContextItem[], budget: number, fixedCost: number, options: PackOptions = {}): { chosen: ContextItem[]; tokens: number } {
+  const fullItems = options.fullItems ?? Infinity;
   let used = fixedCost;
   const sections = new Set<Section>();
   const groups = new Set<string>();
   const seen = new Set<string>();
   const chosen: ContextItem[] = [];
+  const wholes: ContextItem[] = [];
   const ranked = [...items].sort((a, b) => b.value - a.value || a.key.localeCompare(b.key));
-  for (const item of ranked) {
-    const text = normalise(item.dedup ?? item.text);
+  for (const candidate of ranked) {
+    const text = normalise(candidate.dedup ?? candidate.text);
     if (seen.has(text)) continue;
+    const item = chosen.length >= fullItems && candidate.compact !== undefined ? { ...candidate, text: candidate.compact } : candidate;
     const groupKey = item.group === undefined ? undefined : `${item.section}\u0000${item.group}`;
     const cost =
       lineCost(item) +
@@ -71,6 +87,16 @@ export function packContext(items: readonly ContextItem[], budget: number, fixed
     sections.add(item.section);
     if (groupKey !== undefined) groups.add(groupKey);
     chosen.push(item);
+    wholes.push(candidate);
+  }
+  // The room left restores compacted lines, most valuable first (chosen is in value order).
+  for (const [i, item] of chosen.entries()) {
+    const whole = wholes[i]!;
+    if (whole.text === item.text) continue;
+    const extra = lineCost(whole) - lineCost(item);
+    if (used + extra > budget) continue;
+    used += extra;
+    chosen[i] = whole;
   }
   return { chosen, tokens: used };
 }

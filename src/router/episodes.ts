@@ -54,6 +54,8 @@ export type EpisodeGatherOptions = {
   maxChars: number;
   /** Longest episode line: a longer turn is compacted to its query-relevant sentences. */
   excerptChars: number;
+  /** Longest episode line past the context's first items (graded compaction, `packContext`). */
+  compactChars: number;
   recap: boolean;
   multiHop: boolean;
 };
@@ -107,6 +109,7 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     section: "episodes",
     group: episodeGroup(e),
     text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars)),
+    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars)),
     dedup: e.content,
     value: values.get(e.episodeId)!,
     order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,

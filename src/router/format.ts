@@ -1,6 +1,6 @@
 /**
- * The lines of an assembled context, pure: each carries its citation (episode id and position,
- * with the session and day in its group heading; link ids; procedure versions).
+ * The lines of an assembled context, pure: each carries its citation (episode id, with the session
+ * and day in its group heading; link ids; procedure versions).
  */
 import { formatDay, formatLink } from "../retrieval/format.ts";
 import type { ProceduralKnowledge } from "../memory/types.ts";
@@ -22,10 +22,16 @@ export function clip(text: string, max: number): string {
 /** The group heading an episode sits under: its session and day. */
 export const episodeGroup = (e: EpisodeLine): string => `session ${e.sessionId}${e.occurredAt === null ? "" : ` · ${formatDay(e.occurredAt)}`}`;
 
-/** An episode's line: its citation ("excerpt" when compacted to the sentences the query needs), speaker and text. */
+/**
+ * An episode's line: its citation ("excerpt" when compacted to the sentences the query needs),
+ * speaker and text. The session and day are in the group heading above it, and the turns of a
+ * session are listed in their order, so the line carries only the episode id: a token saved per
+ * line is room for more turns (the turn's position, "#3", was dropped for that; it also read as an
+ * answer to "how many" questions).
+ */
 export function formatEpisodeLine(e: EpisodeLine, text: { text: string; compacted: boolean }): string {
   const who = e.speaker || e.role;
-  return `- [e${e.episodeId} #${e.seq}${text.compacted ? " excerpt" : ""}] ${who ? `${who}: ` : ""}${text.text}`;
+  return `- [e${e.episodeId}${text.compacted ? " excerpt" : ""}] ${who ? `${who}: ` : ""}${text.text}`;
 }
 
 export function formatSummaryLine(summary: { id: number; sessionId: string; summary: string; createdAt: number }, maxChars: number): string {

@@ -11,8 +11,11 @@ test("evidenceRecall: the share of the evidence documents in the context", () =>
 });
 
 test("answerInContext: a short gold answer held verbatim, case and punctuation aside; long or no answers are not judged", () => {
-  expect(answerInContext("- [e1 #0] Ann: My cat is called PIXEL!", "Pixel")).toBe(true);
-  expect(answerInContext("- [e1 #0] Ann: Pixels everywhere", "Pixel")).toBe(false);
+  expect(answerInContext("- [e1] Ann: My cat is called PIXEL!", "Pixel")).toBe(true);
+  expect(answerInContext("- [e1] Ann: Pixels everywhere", "Pixel")).toBe(false);
+  // A citation's numbers are ids, not content: "3" is not found in "[e3]" or "[links 3, 4]".
+  expect(answerInContext("- [e3 excerpt] Ann: we have kids\n- A **x** B [links 3, 4]", "3")).toBe(false);
+  expect(answerInContext("- [e1] Ann: we have 3 kids", "3")).toBe(true);
   expect(answerInContext("anything", "a much longer gold answer")).toBeUndefined();
   expect(answerInContext("anything", undefined)).toBeUndefined();
 });

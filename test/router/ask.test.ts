@@ -38,7 +38,7 @@ describe("ask", () => {
     const result = await gllam.ask("What is the name of Ann's cat?");
     expect(result).toMatchObject({ answer: "Pixel, a grey cat.", known: true, citations: [`e${ids[0]}`], unknownCitations: 1 });
     const prompt = stub.requests.at(-1)!.messages.map((m) => m.content).join("\n");
-    expect(prompt).toContain(`[e${ids[0]} #0] Ann: I adopted a grey cat named Pixel.`);
+    expect(prompt).toContain(`[e${ids[0]}] Ann: I adopted a grey cat named Pixel.`);
     expect(prompt).toContain("I don't know");
   });
 
@@ -69,11 +69,11 @@ describe("ask", () => {
 });
 
 test("contextCitations and checkCitations: ids as the context writes them, the model's spellings normalised", () => {
-  const markdown = "- [e12 #3] Ann: hi\n- A **x** B (trust 5) [link 4]\n- A -r-> B <-s- C [links 4, 7]\n- **t** (helpful 0/0): r [procedure deploy_caddy v2]\n- ⚠ c [contradiction contradiction:1:2; links 1, 2]";
+  const markdown = "- [e12] Ann: hi\n- [e15 excerpt] Bo: … long …\n- A **x** B (trust 5) [link 4]\n- A -r-> B <-s- C [links 4, 7]\n- **t** (helpful 0/0): r [procedure deploy_caddy v2]\n- ⚠ c [contradiction contradiction:1:2; links 1, 2]\n- I said [e99 is] not a citation";
   const known = contextCitations(markdown);
-  expect([...known].sort()).toEqual(["contradiction contradiction:1:2", "e12", "link 1", "link 2", "link 4", "link 7", "procedure deploy_caddy v2"]);
-  expect(checkCitations(["[e12 #3]", "episode 12", "link 7", "links 4", "procedure deploy_caddy v2", "e13", "link 99"], known)).toEqual({
-    citations: ["e12", "link 7", "link 4", "procedure deploy_caddy v2"],
-    unknown: 2,
+  expect([...known].sort()).toEqual(["contradiction contradiction:1:2", "e12", "e15", "link 1", "link 2", "link 4", "link 7", "procedure deploy_caddy v2"]);
+  expect(checkCitations(["[e12]", "e12 #3", "episode 12", "[e15 excerpt]", "link 7", "links 4", "procedure deploy_caddy v2", "e13", "e99", "link 99"], known)).toEqual({
+    citations: ["e12", "e15", "link 7", "link 4", "procedure deploy_caddy v2"],
+    unknown: 3,
   });
 });

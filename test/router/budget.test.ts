@@ -43,6 +43,36 @@ describe("packContext", () => {
   });
 });
 
+describe("packContext: graded compaction", () => {
+  const long = (key: string, value: number) => item(key, value, `- [${key}] ${"x".repeat(96)}`, { compact: `- [${key} excerpt] ${"y".repeat(16)}`, group: "s" });
+
+  test("the first fullItems taken keep their text, later ones go in compact, and more of them fit", () => {
+    const items = Array.from({ length: 10 }, (_, i) => long(`e${i}`, 1 - i / 20));
+    // Two whole lines and eight compact ones, with no room to restore one more.
+    const budget = estimateTokens(sectionHeader("episodes")) + estimateTokens(groupHeader("s")) + 2 * estimateTokens(`${items[0]!.text}\n`) + 8 * estimateTokens(`${items[0]!.compact!}\n`);
+    const whole = packContext(items, budget, 0);
+    const graded = packContext(items, budget, 0, { fullItems: 2 });
+    expect(whole.chosen.length).toBeLessThan(6);
+    expect(graded.chosen.map((i) => i.key)).toEqual(items.map((i) => i.key));
+    expect(graded.chosen.slice(0, 2).map((i) => i.text)).toEqual(items.slice(0, 2).map((i) => i.text));
+    expect(graded.chosen.slice(2).every((i) => i.text.includes("excerpt"))).toBe(true);
+    expect(graded.tokens).toBe(budget);
+    expect(estimateTokens(renderSections(graded.chosen))).toBeLessThanOrEqual(graded.tokens);
+  });
+
+  test("the room left restores compacted items to their text, most valuable first; a budget that holds everything compacts nothing", () => {
+    const items = Array.from({ length: 4 }, (_, i) => long(`e${i}`, 1 - i / 10));
+    expect(packContext(items, 1000, 0, { fullItems: 1 }).chosen.map((i) => i.text)).toEqual(items.map((i) => i.text));
+    // Room for one whole line and three compact ones, plus one restoration: the second item's, not the last's.
+    const compactCost = estimateTokens(`${items[1]!.compact!}\n`);
+    const wholeCost = estimateTokens(`${items[0]!.text}\n`);
+    const budget = estimateTokens(sectionHeader("episodes")) + estimateTokens(groupHeader("s")) + 2 * wholeCost + 2 * compactCost;
+    const { chosen, tokens } = packContext(items, budget, 0, { fullItems: 1 });
+    expect(chosen.map((i) => i.text.includes("excerpt"))).toEqual([false, false, true, true]);
+    expect(tokens).toBeLessThanOrEqual(budget);
+  });
+});
+
 test("renderSections: sections in their fixed order, groups by their first item, items by order", () => {
   const chosen = [
     item("e2", 0.9, "- e2", { group: "session b", order: 20 }),

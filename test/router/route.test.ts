@@ -43,7 +43,7 @@ beforeAll(async () => {
   return () => gllam.close();
 });
 
-const episodeIdsOf = (markdown: string) => [...markdown.matchAll(/\[e(\d+) #/g)].map((m) => Number(m[1]));
+const episodeIdsOf = (markdown: string) => [...markdown.matchAll(/\[e(\d+)(?: excerpt)?\]/g)].map((m) => Number(m[1]));
 
 describe("routeAndAssemble", () => {
   test("a temporal query resolves its date against the conversation and prefers episodes in the window", async () => {
@@ -52,7 +52,7 @@ describe("routeAndAssemble", () => {
     expect(context.dateWindows.map((w) => [w.expression, new Date(w.start).toISOString().slice(0, 10)])).toEqual([["last may", "2023-05-01"]]);
     const first = context.items.find((item) => item.section === "episodes")!;
     expect(context.markdown).toContain("### session s1 · 2023-05-08");
-    expect(context.markdown).toMatch(new RegExp(`\\[e${first.episodeId} #\\d+\\] Ann: I booked the Lisbon trip`));
+    expect(context.markdown).toMatch(new RegExp(`\\[e${first.episodeId}\\] Ann: I booked the Lisbon trip`));
   });
 
   test("a span before an event is dated by the turn that names it", async () => {
@@ -105,7 +105,13 @@ describe("routeAndAssemble", () => {
       expect(context.tokens).toBeLessThanOrEqual(budget);
       const lines = context.markdown.split("\n").filter((line) => line.startsWith("- ") || /^\d+\. /.test(line));
       expect(new Set(lines).size).toBe(lines.length);
-      for (const line of lines) expect(line).toMatch(/\[(e\d+ #\d+|link \d+|links [\d, ]+|contradiction .*|procedure .*|node .*)\]/);
+      for (const line of lines) expect(line).toMatch(/\[(e\d+(?: excerpt)?|link \d+|links [\d, ]+|contradiction .*|procedure .*|node .*)\]/);
+      // An episode line's session and day are those of the heading above it: every one sits under a session heading.
+      let heading = "";
+      for (const line of context.markdown.split("\n")) {
+        if (line.startsWith("#")) heading = line;
+        if (/^- \[e\d+/.test(line)) expect(heading).toMatch(/^### session \S+ · \d{4}-\d{2}-\d{2}$/);
+      }
       expect(new Set(episodeIdsOf(context.markdown)).size).toBe(context.items.filter((item) => item.section === "episodes").length);
     }
   });
