@@ -23,6 +23,21 @@ function unitRandom(random: () => number, dims: number): Float32Array {
 }
 
 describe("episode cells (pure)", () => {
+  test("a vector's cell is its coarse group's, then that group's nearest live cell, as plain dot products find them (any dimension)", () => {
+    const random = seededRandom(11).next;
+    for (const dims of [10, 16, 31]) {
+      const sample = Array.from({ length: 600 }, () => unitRandom(random, dims));
+      const centroids = trainCells(sample, dims);
+      const plainDot = (v: Float32Array, all: Float32Array, c: number) => v.reduce((sum, x, i) => sum + x * all[c * dims + i]!, 0);
+      const argmax = (v: Float32Array, all: Float32Array, from: number, count: number, live?: Uint8Array) =>
+        Array.from({ length: count }, (_, i) => from + i).filter((c) => !live || live[c]).reduce((best, c) => (plainDot(v, all, c) > plainDot(v, all, best) ? c : best), live ? Array.from({ length: count }, (_, i) => from + i).find((c) => live[c])! : from);
+      for (const v of sample.slice(0, 100)) {
+        const group = argmax(v, centroids.coarse, 0, CELLS / 16);
+        expect(cellOf(centroids, v)).toBe(argmax(v, centroids.fine, group * 16, 16, centroids.live));
+      }
+    }
+  });
+
   test("k-means on separated clusters puts each cluster in one cell, and a point's nearest centroid is its cell", () => {
     const random = seededRandom(3).next;
     const centres = Array.from({ length: 4 }, () => unitRandom(random, 16));
