@@ -16,6 +16,7 @@ import { collectUnits } from "../episodic/formats/source.ts";
 import { writeUnits } from "../episodic/ingest.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
 import { processUnembeddedBatch } from "../episodic/vectors.ts";
+import { recall } from "../retrieval/recall.ts";
 import { poolEmbedder } from "../embed/worker-pool.ts";
 import { Gllam } from "../gllam/gllam.ts";
 import { mean, percentile, recallAtK, round } from "./metrics.ts";
@@ -186,7 +187,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       const row = await measureSize(gllam, questions, docOf, options);
       let modelRecall: number | null = null;
       if (options.modelEmbedder) {
-        const model = await measureModelTier(path, options.modelEmbedder, options, questions, rows.length === 0);
+        const model = await measureModelTier(gllam, options.modelEmbedder, options, questions, rows.length === 0);
         modelRecall = model.p50;
         modelRss ??= model.rssAdded;
       }
@@ -214,22 +215,23 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
 const LEXICAL = { denseWeight: 0, staticWeight: 0, staticAloneWeight: 0 };
 
 /**
- * Recall with the model tier, on an engine of its own whose model runs in a worker (when the
- * embedder can be rebuilt in one: the bundled model can), closed after: the model's memory (~0.2 GB
- * in a worker) goes with the worker, and the next phases measure the process without it. The first
- * call gives the first `modelSample` episodes model vectors, and reports what that added to RSS.
+ * Recall with the model tier, on the same engine (its reader warm from the static measures, as one
+ * server's would be), the model in a worker (when the embedder can be rebuilt in one: the bundled
+ * model can) terminated after: the model's memory (~0.2 GB in a worker, 0.56 GB on this thread)
+ * goes with it, and the next phases measure the process without it. The first call gives the first
+ * `modelSample` episodes model vectors, and reports what that added to RSS.
  */
-async function measureModelTier(path: string, embedder: Embedder, options: ScaleBenchOptions, questions: Question[], fillSample: boolean) {
+async function measureModelTier(gllam: Gllam, embedder: Embedder, options: ScaleBenchOptions, questions: Question[], fillSample: boolean) {
   const pooled = poolEmbedder(embedder, { workers: 1 });
   const model = pooled ?? embedder;
-  const modelGllam = await Gllam.open(path, { embedder: model, staticEmbedder: options.staticEmbedder });
+  const tiers = { model, static: options.staticEmbedder };
   try {
     let rssAdded: number | null = null;
     if (fillSample) {
       options.onProgress?.(`model vectors for the first ${options.modelSample} episodes`);
       const before = rssMb();
       for (let after = 0, left = options.modelSample; left > 0; ) {
-        const done = await processUnembeddedBatch(modelGllam.store, model, Math.min(64, left), after);
+        const done = await processUnembeddedBatch(gllam.store, model, Math.min(64, left), after);
         if (done.length === 0) break;
         left -= done.length;
         after = done.at(-1)!.id;
@@ -237,11 +239,10 @@ async function measureModelTier(path: string, embedder: Embedder, options: Scale
       rssAdded = rssMb() - before;
     }
     // Untimed first: the worker loads the model on its first embed.
-    for (const q of questions.slice(0, 2)) await modelGllam.recall(q.text);
-    const times = await timeEach(questions.slice(0, 50), (q) => modelGllam.recall(q.text));
+    for (const q of questions.slice(0, 2)) await recall(gllam.store, tiers, q.text);
+    const times = await timeEach(questions.slice(0, 50), (q) => recall(gllam.store, tiers, q.text));
     return { p50: times.length > 0 ? round(percentile(times, 50), 2) : null, rssAdded };
   } finally {
-    modelGllam.close();
     await pooled?.close();
   }
 }
