@@ -16,6 +16,8 @@ import { collectUnits } from "../episodic/formats/source.ts";
 import { writeUnits } from "../episodic/ingest.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
 import { processUnembeddedBatch } from "../episodic/vectors.ts";
+import { recall } from "../retrieval/recall.ts";
+import { poolEmbedder } from "../embed/worker-pool.ts";
 import { Gllam } from "../gllam/gllam.ts";
 import { mean, percentile, recallAtK, round } from "./metrics.ts";
 import { buildScaleCorpus, corpusSlice, docKeyOf } from "./scale-corpus.ts";
@@ -156,7 +158,6 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const folder = options.db ? undefined : mkdtempSync(join(tmpdir(), "gllam-bench-scale-"));
   const path = options.db ?? join(folder!, "scale.db");
   const gllam = await Gllam.open(path, { embedder: options.staticEmbedder, staticEmbedder: options.staticEmbedder });
-  const modelGllam = options.modelEmbedder ? await Gllam.open(path, { embedder: options.modelEmbedder, staticEmbedder: options.staticEmbedder }) : undefined;
   const rows: ScaleRow[] = [];
   const docOf = new Map<number, string>();
   const baseRss = rssMb();
@@ -183,24 +184,20 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       gllam.checkpointWAL("TRUNCATE");
       const ingestPeak = peakRssMb();
       resetPeakRss();
-      if (modelGllam && rows.length === 0) {
-        options.onProgress?.(`model vectors for the first ${options.modelSample} episodes`);
-        const before = rssMb();
-        for (let after = 0, left = options.modelSample; left > 0; ) {
-          const done = await processUnembeddedBatch(modelGllam.store, options.modelEmbedder!, Math.min(64, left), after);
-          if (done.length === 0) break;
-          left -= done.length;
-          after = done.at(-1)!.id;
-        }
-        modelRss = rssMb() - before;
+      const row = await measureSize(gllam, questions, docOf, options);
+      let modelRecall: number | null = null;
+      if (options.modelEmbedder) {
+        const model = await measureModelTier(gllam, options.modelEmbedder, options, questions, rows.length === 0);
+        modelRecall = model.p50;
+        modelRss ??= model.rssAdded;
       }
-      const row = await measureSize(gllam, modelGllam, questions, docOf, options);
       rows.push({
         episodes: size,
         ingest_turns_per_s: Math.round(added / wall),
         ingest_turns_per_cpu_s: Math.round(added / cpu),
         db_bytes: statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0),
         ...row,
+        model_recall_p50_ms: modelRecall,
         ingest_peak_rss_mb: ingestPeak,
         query_peak_rss_mb: peakRssMb(),
         peak_rss_mb: Math.max(peakRssMb(), ...rows.map((r) => r.peak_rss_mb), ingestPeak),
@@ -208,9 +205,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: modelGllam ? options.modelSample : 0 };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0 };
   } finally {
-    modelGllam?.close();
     gllam.close();
     if (folder) rmSync(folder, { recursive: true, force: true });
   }
@@ -218,13 +214,44 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
 
 const LEXICAL = { denseWeight: 0, staticWeight: 0, staticAloneWeight: 0 };
 
-async function measureSize(gllam: Gllam, modelGllam: Gllam | undefined, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
+/**
+ * Recall with the model tier, on the same engine (its reader warm from the static measures, as one
+ * server's would be), the model in a worker (when the embedder can be rebuilt in one: the bundled
+ * model can) terminated after: the model's memory (~0.2 GB in a worker, 0.56 GB on this thread)
+ * goes with it, and the next phases measure the process without it. The first call gives the first
+ * `modelSample` episodes model vectors, and reports what that added to RSS.
+ */
+async function measureModelTier(gllam: Gllam, embedder: Embedder, options: ScaleBenchOptions, questions: Question[], fillSample: boolean) {
+  const pooled = poolEmbedder(embedder, { workers: 1 });
+  const model = pooled ?? embedder;
+  const tiers = { model, static: options.staticEmbedder };
+  try {
+    let rssAdded: number | null = null;
+    if (fillSample) {
+      options.onProgress?.(`model vectors for the first ${options.modelSample} episodes`);
+      const before = rssMb();
+      for (let after = 0, left = options.modelSample; left > 0; ) {
+        const done = await processUnembeddedBatch(gllam.store, model, Math.min(64, left), after);
+        if (done.length === 0) break;
+        left -= done.length;
+        after = done.at(-1)!.id;
+      }
+      rssAdded = rssMb() - before;
+    }
+    // Untimed first: the worker loads the model on its first embed.
+    for (const q of questions.slice(0, 2)) await recall(gllam.store, tiers, q.text);
+    const times = await timeEach(questions.slice(0, 50), (q) => recall(gllam.store, tiers, q.text));
+    return { p50: times.length > 0 ? round(percentile(times, 50), 2) : null, rssAdded };
+  } finally {
+    await pooled?.close();
+  }
+}
+
+async function measureSize(gllam: Gllam, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
   // One untimed pass first: the page cache then holds what a warm server would.
   for (const q of questions.slice(0, 5)) await gllam.recall(q.text);
   const recall = await timeEach(questions, (q) => gllam.recall(q.text));
   const lexical = await timeEach(questions, (q) => gllam.searchEpisodes(q.text, { tuning: LEXICAL }));
-  const modelQuestions = questions.slice(0, 50);
-  const model = modelGllam ? await timeEach(modelQuestions, (q) => modelGllam.recall(q.text)) : [];
 
   const db = gllam.dbRO();
   const scope = "default";
@@ -254,7 +281,6 @@ async function measureSize(gllam: Gllam, modelGllam: Gllam | undefined, question
     recall_p50_ms: round(percentile(recall, 50), 2),
     recall_p95_ms: round(percentile(recall, 95), 2),
     lexical_p50_ms: round(percentile(lexical, 50), 2),
-    model_recall_p50_ms: model.length > 0 ? round(percentile(model, 50), 2) : null,
     knn_p50_ms: round(percentile(knn, 50), 2),
     knn_exact_p50_ms: round(percentile(exact, 50), 2),
     knn_recall_at_10: round(mean(scores.approx)),

@@ -17,7 +17,8 @@ export type WorkerPoolOptions = {
 };
 
 export type PooledEmbedder = Embedder & {
-  close(): void;
+  /** Terminates the workers; the promise settles once every one has exited (its memory is then freed). */
+  close(): Promise<void>;
   /** Workers replaced after a crash since the pool started. */
   readonly restarts: number;
   readonly size: number;
@@ -31,6 +32,12 @@ const WORKER_ENTRY = isEmbeddedPath(import.meta.url) ? embeddedPath("embed/embed
 
 type Job = { id: number; texts: string[]; attempts: number; resolve(vectors: Float32Array[]): void; reject(error: Error): void };
 type Slot = { worker: Worker; job: Job | undefined; lastError?: string };
+
+/** The embedder spread over `workers` workers, or undefined when it cannot be rebuilt in a worker (it has no spec). */
+export function poolEmbedder(template: Embedder, options: WorkerPoolOptions): PooledEmbedder | undefined {
+  const spec = template.spec;
+  return spec ? createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, options) : undefined;
+}
 
 export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }, options: WorkerPoolOptions): PooledEmbedder {
   const size = options.workers;
@@ -133,11 +140,13 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
       for (let i = 0; i < texts.length; i += chunkSize) chunks.push(submit(texts.slice(i, i + chunkSize)));
       return (await Promise.all(chunks)).flat();
     },
-    close(): void {
+    close(): Promise<void> {
       closed = true;
+      const exited = slots.map((slot) => new Promise<void>((resolve) => slot.worker.addEventListener("close", () => resolve())));
       for (const slot of slots) slot.worker.terminate();
       for (const job of queue.splice(0)) job.reject(new GllamError("E_EMBEDDER", "the embedding worker pool was closed"));
       for (const slot of slots) slot.job?.reject(new GllamError("E_EMBEDDER", "the embedding worker pool was closed"));
+      return Promise.all(exited).then(() => undefined);
     },
   };
 }

@@ -23,10 +23,19 @@ import { advanceIngestJob, claimIngestJob, listUnfinishedIngests, type IngestJob
 export const CHUNK = 5000;
 /**
  * The writer's page cache during an ingest, in KiB (SQLite's negative cache_size). The engine's
- * 256 MiB cache serves graph walks; an ingest appends, and with it memory would grow by that much
- * whatever the file's size.
+ * 256 MiB cache serves graph walks; an ingest mostly appends, and with it memory would grow by that
+ * much whatever the file's size. Not all of it appends: the unique (scope, content_hash) index takes
+ * each turn at a random leaf (89 MB of it at 1M episodes). Measured appending 30K turns to the scale
+ * bench's 1M file: 32 MiB read 11 pages per turn back from the file, 64 MiB 3.7, 128 MiB 3.0.
  */
-const INGEST_CACHE_KIB = 32 * 1024;
+const INGEST_CACHE_KIB = 64 * 1024;
+/**
+ * SQLite's auto-checkpoint threshold during an ingest, in pages: 64 MiB of WAL (the size the
+ * checkpoint manager truncates at). At the default 1,000 pages every chunk's commit (~10,000 pages
+ * at 1M episodes) was checkpointed at once, so a page dirtied by two chunks (an index leaf, a vec0
+ * chunk being filled) went to the file twice; 9% fewer bytes written at 1M.
+ */
+const INGEST_AUTOCHECKPOINT_PAGES = 16_384;
 /** Bad records listed per file (all are counted). */
 const MAX_LISTED_BAD = 1000;
 
@@ -61,7 +70,7 @@ export type IngestFileOptions = ReadSourceOptions & {
   skipBad?: boolean;
 };
 export type IngestOptions = IngestFileOptions & {
-  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL near a chunk's size). */
+  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL under INGEST_AUTOCHECKPOINT_PAGES plus a chunk). */
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
@@ -197,7 +206,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  const restoreCache = useIngestCache(store);
+  const restoreSettings = useIngestSettings(store);
   try {
     for (const file of checked) {
       files.push(await writeFile(store, file, options, (episodes) => onProgress?.((done += episodes), total, file.path)));
@@ -205,7 +214,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
       await breathe();
     }
   } finally {
-    restoreCache();
+    restoreSettings();
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return {
@@ -218,21 +227,30 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   };
 }
 
-/** Sets the writer's page cache to INGEST_CACHE_KIB (at most) for an ingest; returns what restores it. */
-function useIngestCache(store: Store): () => void {
+/**
+ * Sets the writer's page cache to INGEST_CACHE_KIB (at most) and its auto-checkpoint to
+ * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them) for an ingest;
+ * returns what restores both.
+ */
+function useIngestSettings(store: Store): () => void {
   const db = store.db();
   const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
+  const autocheckpoint = db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint;
   db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
-  return () => db.run(`PRAGMA cache_size = ${cacheSize}`);
+  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${Math.max(INGEST_AUTOCHECKPOINT_PAGES, autocheckpoint)}`);
+  return () => {
+    db.run(`PRAGMA cache_size = ${cacheSize}`);
+    db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
+  };
 }
 
 export type WriteUnitsOptions = { staticEmbedder?: StaticEmbedder };
 
-/** Validates, then writes units in one transaction (the benchmarks' conversations), with an ingest's page cache; returns counts. */
+/** Validates, then writes units in one transaction (the benchmarks' conversations), with an ingest's page cache and checkpoints; returns counts. */
 export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): { episodes: number; inserted: number; duplicates: number; mentions: number } {
   const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
   const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
-  const restoreCache = useIngestCache(store);
+  const restoreSettings = useIngestSettings(store);
   try {
     // One transaction for the call, as an ingest writes a chunk: a commit per unit flushed FTS5's
     // pending terms into a segment each time (16% of the bench's ingest time at 100K).
@@ -246,7 +264,7 @@ export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnit
       }
     });
   } finally {
-    restoreCache();
+    restoreSettings();
   }
   return totals;
 }

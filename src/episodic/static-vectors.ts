@@ -6,10 +6,10 @@
 import type { Database } from "bun:sqlite";
 import type { Store } from "../engine/store.ts";
 import { readMetadata } from "../engine/metadata.ts";
-import { ensureStaticVectorTable, VECTOR_TIERS } from "../engine/schema.ts";
+import { ensureStaticVectorTable, hasTable, VECTOR_TIERS } from "../engine/schema.ts";
 import type { QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedder.ts";
-import { knnCells, maintainCells } from "./episode-cells.ts";
+import { knnCells, maintainCells, scopeHasCells } from "./episode-cells.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
@@ -21,6 +21,11 @@ const FILL_BATCH = 5000;
  * Embeds texts and stores their static vectors (replacing the ones of nodes; episodes are new);
  * the caller holds the write transaction. Returns how many were stored: none when the stored
  * static vectors come from another table.
+ *
+ * An episode of a scope that has cells (episode-cells.ts) is stored in its cell only: the cells
+ * hold every vector of such a scope, and the scope's KNN, exact KNN, export and counts read them
+ * (scopeStaticTable). The second copy cost a vec0 insert per turn (~10% of an ingest's CPU at 1M)
+ * and 0.25 GB of the 1M file. The episodes stored before the scope got its cells keep their copy.
  */
 export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "nodes" | "episodes", items: QueuedText[]): number {
   if (items.length === 0 || !ensureStaticVectorTable(db, embedder.modelVersion, embedder.dims)) return 0;
@@ -29,12 +34,31 @@ export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "n
   const vectors = embedder.embedSync(items.map((item) => item.text));
   const remove = kind === "nodes" ? db.query(`DELETE FROM ${table} WHERE ${column} = ?`) : undefined;
   const insert = db.query(`INSERT INTO ${table} (${column}, scope, embedding) VALUES (?, ?, vec_int8(?))`);
+  const inCells = new Map<string, boolean>();
+  const cellsOnly = (scope: string) => kind === "episodes" && (inCells.get(scope) ?? inCells.set(scope, scopeHasCells(db, "static", scope)).get(scope)!);
   items.forEach((item, i) => {
+    if (cellsOnly(item.scope)) return;
     remove?.run(item.key);
     insert.run(item.key, item.scope, toInt8Vector(vectors[i]!));
   });
   if (kind === "episodes") maintainCells(db, "static", embedder.dims, items, vectors);
   return items.length;
+}
+
+/** The table holding every static vector of a scope's episodes: its cells once it has them, else episode_static_vectors. */
+export function scopeStaticTable(db: Database, scope: string): string {
+  const tables = VECTOR_TIERS.static;
+  return scopeHasCells(db, "static", scope) ? tables.episodeCells : tables.episodes;
+}
+
+/** How many episodes have a static vector: those of scopes with cells are counted in their cells. */
+export function countStaticEpisodeVectors(db: Database): number {
+  const tables = VECTOR_TIERS.static;
+  if (!hasTable(db, tables.episodes)) return 0;
+  const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
+  const all = count(`SELECT count(*) AS n FROM ${tables.episodes}`);
+  if (!hasTable(db, tables.episodeCells)) return all;
+  return all - count(`SELECT count(*) AS n FROM ${tables.episodes} WHERE scope IN (SELECT scope FROM ${tables.cellScopes})`) + count(`SELECT count(*) AS n FROM ${tables.episodeCells}`);
 }
 
 /** Embeds and stores static vectors for new episodes; the caller holds the write transaction. */
@@ -62,7 +86,7 @@ export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number,
 export function exactStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
   return db
     .query<EpisodeHit, [Int8Array, number, string]>(
-      "SELECT episode_id AS episodeId, distance FROM episode_static_vectors WHERE embedding MATCH vec_int8(?) AND k = ? AND scope = ? ORDER BY distance",
+      `SELECT episode_id AS episodeId, distance FROM ${scopeStaticTable(db, scope)} WHERE embedding MATCH vec_int8(?) AND k = ? AND scope = ? ORDER BY distance`,
     )
     .all(toInt8Vector(vector), k, scope);
 }
@@ -82,8 +106,9 @@ export function fillStaticVectors(store: Store, embedder: StaticEmbedder): numbe
     if (batch.length === 0) return episodes;
     cursor = batch.at(-1)!.id;
     episodes += store.transaction(() => {
-      const has = readMetadata(db, "static_model_version") === undefined ? undefined : db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM episode_static_vectors WHERE episode_id = ?");
-      return writeStaticVectors(db, embedder, has ? batch.filter((episode) => has.get(episode.id)!.n === 0) : batch);
+      if (readMetadata(db, "static_model_version") === undefined) return writeStaticVectors(db, embedder, batch);
+      const has = (episode: EpisodeText) => db.query<{ n: number }, [number]>(`SELECT count(*) AS n FROM ${scopeStaticTable(db, episode.scope)} WHERE episode_id = ?`).get(episode.id)!.n > 0;
+      return writeStaticVectors(db, embedder, batch.filter((episode) => !has(episode)));
     });
   }
 }

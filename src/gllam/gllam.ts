@@ -34,7 +34,7 @@ import { askFromContext, type AskResult } from "../router/ask.ts";
 import { searchEpisodes, type EpisodeSearchResult, type SearchEpisodesOptions } from "../retrieval/search-episodes.ts";
 import { ensureStaticTable, loadStaticEmbedder, locateStaticTable } from "../embed/static/bundled-table.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
-import { createPooledEmbedder } from "../embed/worker-pool.ts";
+import { poolEmbedder } from "../embed/worker-pool.ts";
 import {
   addEpisodes,
   getEpisodesInWindow,
@@ -729,9 +729,8 @@ export class Gllam {
   #pooledModel(workers: number): { embedder: Embedder & { close?: () => void }; concurrency: number } | undefined {
     const template = this.tiers.model;
     if (!template) return undefined;
-    const spec = template.spec;
-    if (!spec) return { embedder: template, concurrency: 1 };
-    return { embedder: createPooledEmbedder({ ...template, spec, embed: (texts) => template.embed(texts) }, { workers }), concurrency: workers };
+    const pooled = poolEmbedder(template, { workers });
+    return pooled ? { embedder: pooled, concurrency: workers } : { embedder: template, concurrency: 1 };
   }
 
   /** The filler stops taking work at once (stop() is synchronous up to waiting for batches in flight). */

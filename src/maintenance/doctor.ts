@@ -9,12 +9,11 @@ import { runOnReader } from "../engine/connections.ts";
 import { describeError } from "../engine/errors.ts";
 import { listRunningJobs } from "../engine/jobs.ts";
 import { readMetadata } from "../engine/metadata.ts";
-import { hasTable } from "../engine/schema.ts";
 import type { Store } from "../engine/store.ts";
 import { WAL_TRUNCATE_ABOVE_BYTES, walSizeBytes } from "../engine/wal.ts";
 import type { Embedder, EmbeddingTiers } from "../embed/embedder.ts";
 import { INGEST_JOB, STALE_JOB_MS } from "../episodic/ingest-jobs.ts";
-import { staticTierState } from "../episodic/static-vectors.ts";
+import { countStaticEpisodeVectors, staticTierState } from "../episodic/static-vectors.ts";
 import type { MaintenanceJobRow } from "../memory/types.ts";
 import { checkEmbeddingModelVersion } from "../semantic/node-vectors.ts";
 import { CONSOLIDATE_JOB } from "../semantic/taxonomy-consolidate.ts";
@@ -96,7 +95,7 @@ const CHECKS: Check[] = [
         findings.push({ problem: `${episodes} episode(s) and ${nodes} node(s) wait for a model vector (search ranks them by static vectors and words meanwhile)`, fix: "`gllam reembed`" });
       }
       const staticQueued = count(db, "SELECT count(*) AS n FROM node_vector_queue WHERE tier = 'static'");
-      const missingStatic = hasTable(db, "episode_static_vectors") ? count(db, "SELECT (SELECT count(*) FROM episodes) - (SELECT count(*) FROM episode_static_vectors) AS n") : count(db, "SELECT count(*) AS n FROM episodes");
+      const missingStatic = count(db, "SELECT count(*) AS n FROM episodes") - countStaticEpisodeVectors(db);
       if (tiers.static && staticTierState(db, tiers.static) !== "drift" && staticQueued + missingStatic > 0) {
         findings.push({ problem: `${missingStatic} episodes and ${staticQueued} nodes have no static vector`, fix: "`gllam reembed`" });
       }

@@ -47,8 +47,14 @@ export function* vectorRecords(db: Database, scope: string | null): Generator<Ve
   for (const tier of TIERS) {
     for (const kind of VECTOR_KINDS) {
       if (!hasTable(db, table(tier, kind))) continue;
+      const select = (from: string, where = "") => `SELECT ${idColumn(kind)} AS id, scope, embedding FROM ${from} WHERE (?1 IS NULL OR scope = ?1)${where}`;
+      // A scope with static cells holds its episodes' static vectors there (static-vectors.ts writeStaticRows).
+      const { episodeCells, cellScopes } = VECTOR_TIERS.static;
+      const cells = tier === "static" && kind === "episode" && hasTable(db, episodeCells);
       const rows = db.query<{ id: string | number; scope: string; embedding: Uint8Array }, [string | null]>(
-        `SELECT ${idColumn(kind)} AS id, scope, embedding FROM ${table(tier, kind)} WHERE ?1 IS NULL OR scope = ?1 ORDER BY ${idColumn(kind)}`,
+        cells
+          ? `${select(table(tier, kind), ` AND scope NOT IN (SELECT scope FROM ${cellScopes})`)} UNION ALL ${select(episodeCells)} ORDER BY id`
+          : `${select(table(tier, kind))} ORDER BY ${idColumn(kind)}`,
       );
       for (const row of rows.iterate(scope)) yield { record: "vector", tier, kind, id: row.id, scope: row.scope, data: Buffer.from(row.embedding).toString("base64") };
     }

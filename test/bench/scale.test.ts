@@ -75,16 +75,26 @@ describe("bench scale", () => {
     expect(svg).toContain("peak RSS 300 MB");
   });
 
-  test("a small run from the CLI writes the JSON and the plot", () => {
+  test("a small run from the CLI writes the JSON (every field, the model tier's from a worker) and the plot", () => {
     const dir = makeTempDir();
     const data = join(dir, "locomo.json");
     Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [{ question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 }] }]));
-    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--model-sample", "0", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
+    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--model-sample", "4", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
     expect(run.stderr).not.toContain("rror");
     expect(run.code).toBe(0);
     const result = JSON.parse(require("node:fs").readFileSync(join(dir, "out.json"), "utf8"));
     expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
     expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
+    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "sizes", "static_embedder", "turns_per_copy"]);
+    expect(result).toMatchObject({ model_sample: 4, model_rss_mb: expect.any(Number), base_rss_mb: expect.any(Number) });
+    for (const row of result.sizes) {
+      expect(Object.keys(row).sort()).toEqual([
+        "db_bytes", "episodes", "ingest_peak_rss_mb", "ingest_turns_per_cpu_s", "ingest_turns_per_s", "knn_exact_p50_ms", "knn_exact_recall_at_10", "knn_overlap_at_10", "knn_p50_ms",
+        "knn_recall_at_10", "lexical_p50_ms", "model_recall_p50_ms", "peak_rss_mb", "query_peak_rss_mb", "recall_p50_ms", "recall_p95_ms", "rss_anon_mb", "rss_file_mb",
+      ]);
+      expect(row.model_recall_p50_ms).toBeGreaterThan(0);
+      expect(row.peak_rss_mb).toBeGreaterThanOrEqual(Math.max(row.ingest_peak_rss_mb, row.query_peak_rss_mb));
+    }
     expect(require("node:fs").readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");
   });
 });

@@ -4,7 +4,8 @@ import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { replaceVectorTier } from "../../src/engine/schema.ts";
 import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, scopeHasCells, sphericalKMeans, trainCells } from "../../src/episodic/episode-cells.ts";
-import { exactStaticEpisodes, knnStaticEpisodes } from "../../src/episodic/static-vectors.ts";
+import { countStaticEpisodeVectors, exactStaticEpisodes, fillStaticVectors, knnStaticEpisodes, scopeStaticTable } from "../../src/episodic/static-vectors.ts";
+import { vectorRecords } from "../../src/maintenance/vector-dump.ts";
 import { exactEpisodes, knnEpisodes } from "../../src/episodic/vectors.ts";
 import { seededRandom } from "../../src/bench/random.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
@@ -23,6 +24,21 @@ function unitRandom(random: () => number, dims: number): Float32Array {
 }
 
 describe("episode cells (pure)", () => {
+  test("a vector's cell is its coarse group's, then that group's nearest live cell, as plain dot products find them (any dimension)", () => {
+    const random = seededRandom(11).next;
+    for (const dims of [10, 16, 31]) {
+      const sample = Array.from({ length: 600 }, () => unitRandom(random, dims));
+      const centroids = trainCells(sample, dims);
+      const plainDot = (v: Float32Array, all: Float32Array, c: number) => v.reduce((sum, x, i) => sum + x * all[c * dims + i]!, 0);
+      const argmax = (v: Float32Array, all: Float32Array, from: number, count: number, live?: Uint8Array) =>
+        Array.from({ length: count }, (_, i) => from + i).filter((c) => !live || live[c]).reduce((best, c) => (plainDot(v, all, c) > plainDot(v, all, best) ? c : best), live ? Array.from({ length: count }, (_, i) => from + i).find((c) => live[c])! : from);
+      for (const v of sample.slice(0, 100)) {
+        const group = argmax(v, centroids.coarse, 0, CELLS / 16);
+        expect(cellOf(centroids, v)).toBe(argmax(v, centroids.fine, group * 16, 16, centroids.live));
+      }
+    }
+  });
+
   test("k-means on separated clusters puts each cluster in one cell, and a point's nearest centroid is its cell", () => {
     const random = seededRandom(3).next;
     const centres = Array.from({ length: 4 }, () => unitRandom(random, 16));
@@ -88,6 +104,42 @@ describe("static cells in a file", () => {
     gllam.store.transaction(() => replaceVectorTier(db, "static", staticEmbedder.modelVersion, staticEmbedder.dims));
     expect(scopeHasCells(db, "static", "default")).toBe(false);
     gllam.close();
+  });
+
+  test("a scope with cells stores later static vectors in its cells only; exact KNN, export, counts and filling see every vector as with both copies", async () => {
+    // Both files hold the same 640 turns; in `cells` the last 40 came after the scope got its cells.
+    const plain = await openTempGllam(makeTempDir(), { embedder: hash });
+    plain.addEpisodes(turns(640));
+    const cells = await openTempGllam(makeTempDir(), { embedder: hash });
+    cells.addEpisodes(turns(600));
+    const db = cells.db();
+    cells.store.transaction(() => buildScopeCells(db, "static", "default", staticEmbedder.dims));
+    cells.addEpisodes(turns(40, 600));
+    const count = (gllam: typeof cells, table: string) => (gllam.db().query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect([count(cells, "episode_static_vectors"), count(cells, "episode_static_cells")]).toEqual([600, 640]);
+    expect(scopeStaticTable(db, "default")).toBe("episode_static_cells");
+
+    for (const text of ["a loan from the bank", "turn 620: rain", "guitar concert 633"]) {
+      const q = staticEmbedder.embedSync([text])[0]!;
+      expect(exactStaticEpisodes(db, q, 50, "default")).toEqual(exactStaticEpisodes(plain.db(), q, 50, "default"));
+    }
+    const staticEpisodes = (gllam: typeof cells) => [...vectorRecords(gllam.db(), null)].filter((r) => r.tier === "static" && r.kind === "episode");
+    expect(staticEpisodes(cells)).toEqual(staticEpisodes(plain));
+    expect(staticEpisodes(cells)).toHaveLength(640);
+    expect(countStaticEpisodeVectors(db)).toBe(640);
+    expect(cells.doctor().findings.filter((f) => /no static vector/.test(f.problem))).toEqual([]);
+    expect(fillStaticVectors(cells.store, staticEmbedder)).toBe(0);
+
+    // Forget takes a cells-only vector out; filling gives a scope's missing vector back, in its cells.
+    const { ids } = cells.addEpisodes(turns(1, 640));
+    cells.forget({ episode: ids[0]! });
+    expect(countStaticEpisodeVectors(db)).toBe(640);
+    db.run("DELETE FROM episode_static_cells WHERE episode_id = (SELECT max(episode_id) FROM episode_static_cells)");
+    expect(cells.doctor().findings.some((f) => /1 episodes and 0 nodes have no static vector/.test(f.problem))).toBe(true);
+    expect(fillStaticVectors(cells.store, staticEmbedder)).toBe(1);
+    expect([count(cells, "episode_static_vectors"), count(cells, "episode_static_cells")]).toEqual([600, 640]);
+    plain.close();
+    cells.close();
   });
 
   test("cells holding many near neighbours: asking each cell for a few first gives exact KNN's answer", async () => {

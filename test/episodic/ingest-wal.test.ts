@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { walSizeBytes } from "../../src/engine/wal.ts";
+import { ingestFiles } from "../../src/episodic/ingest.ts";
 import { tinyEmbedder } from "../semantic/fixtures.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
@@ -36,4 +37,23 @@ test("bulk ingest runs the WAL checkpoint manager between files, so the WAL does
   expect(walSizeBytes(managed.path)).toBe(0);
   expect(managed.stats().tables.episodes).toBe(6 * 1500);
   managed.close();
+});
+
+test("an ingest writes with its own page cache and checkpoint threshold, restores both after, and leaves a replicator's checkpoints off", async () => {
+  const pragmas = (gllam: Awaited<ReturnType<typeof openTempGllam>>) => ({
+    cache: gllam.db().query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size,
+    autocheckpoint: gllam.db().query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint,
+  });
+  for (const checkpoints of ["gllam", "external"] as const) {
+    const gllam = await openTempGllam(dir, { embedder: tinyEmbedder, checkpoints });
+    const before = pragmas(gllam);
+    const during: ReturnType<typeof pragmas>[] = [];
+    await ingestFiles(gllam.store, FILES.slice(0, 1), {}, () => during.push(pragmas(gllam)));
+    expect(during.length).toBeGreaterThan(0);
+    // 64 MiB of cache (negative: KiB); auto-checkpoint at 16,384 pages, or off as the replicator set it.
+    for (const seen of during) expect(seen).toEqual({ cache: -65536, autocheckpoint: checkpoints === "external" ? 0 : 16_384 });
+    expect(pragmas(gllam)).toEqual(before);
+    expect(before.autocheckpoint).toBe(checkpoints === "external" ? 0 : 1000);
+    gllam.close();
+  }
 });
