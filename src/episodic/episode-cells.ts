@@ -15,7 +15,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
-import { hasTable, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { hasTable, indexCellChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 // Fewer, larger cells than the usual sqrt(n): each probed cell is a vec0 query of its own (~0.7 ms
@@ -196,6 +196,7 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
   const tables = VECTOR_TIERS[tier];
   const codec = CODECS[tier];
   db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tables.episodeCells} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding ${codec.element}[${dims}] distance_metric=cosine, chunk_size=512)`);
+  indexCellChunks(db, tier);
   const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>(`SELECT episode_id AS id, embedding FROM ${tables.episodes} WHERE scope = ?`).all(scope);
   const vectors = rows.map((row) => codec.read(row.embedding, dims));
   let centroids = readCentroids(db, tier);
