@@ -6,7 +6,7 @@
  * spherical k-means (COARSE groups of FINE cells each, so assigning a vector costs COARSE + FINE
  * dot products), trained once per file and tier on a sample of the first scope to reach
  * SCOPE_THRESHOLD vectors. From then on that scope's vectors are copied, with their cell, into the
- * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES
+ * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES[tier]
  * cells nearest to it, exactly within each. Smaller scopes keep brute-force KNN.
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
@@ -25,8 +25,15 @@ const FINE = 16;
 export const CELLS = COARSE * FINE;
 /** A scope gets cells from this many episodes on (below it, brute force costs under ~20 ms). */
 export const SCOPE_THRESHOLD = 50_000;
-/** Cells searched per query: ~9% of the vectors when cells are even (at 1M: 16 found 85% of the exact top 10 in 46 ms, 24 92% in 72 ms, 32 95% in 89 ms). */
-export const PROBES = 24;
+/**
+ * Cells searched per query, per tier. Static: 12 of 256 (~5% of the vectors). On the 1M bench file
+ * (100 dev questions; share of exact KNN's top 10 found / p50 at load ~2): 24 probes 95% / 74 ms,
+ * 16 89% / 51 ms, 12 85% / 38 ms, 8 77% / 24 ms; recall@10 on the evidence is exact KNN's (.432)
+ * down to 12 probes (.422 at 8), and hybrid search's top 10 holds the same evidence (.467) at all
+ * four. The static tier only breaks BM25's near-ties in recall (staticAloneWeight), so its KNN
+ * buys speed with exactness here. Model: 24, not re-measured.
+ */
+export const PROBES: Record<VectorTier, number> = { static: 12, model: 24 };
 const TRAIN_SAMPLE = 16_384;
 /** Neighbours asked of each probed cell at first (knnCells). */
 const FIRST_K = 16;
@@ -241,7 +248,7 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
  * nearer than the k-th best found so far may hold more of the top k, and only it is asked again
  * for k. The answer is the same as asking every cell for k.
  */
-export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k: number, scope: string, probes = PROBES): EpisodeHit[] | undefined {
+export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k: number, scope: string, probes = PROBES[tier]): EpisodeHit[] | undefined {
   if (!scopeHasCells(db, tier, scope)) return undefined;
   const centroids = readCentroids(db, tier);
   if (!centroids) return undefined;
