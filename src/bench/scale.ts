@@ -76,7 +76,7 @@ export type ScaleBenchResult = {
 
 type Question = { text: string; relevant: Set<string> };
 
-function readQuestions(data: unknown, count: number): Question[] {
+export function readQuestions(data: unknown, count: number): Question[] {
   const samples = data as { sample_id: string; qa?: { question: unknown; evidence?: unknown[] }[] }[];
   const all = samples.flatMap((sample) =>
     (sample.qa ?? []).flatMap((qa) => {
@@ -218,7 +218,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
 
 const LEXICAL = { denseWeight: 0, staticWeight: 0, staticAloneWeight: 0 };
 
-async function measureSize(gllam: Gllam, modelGllam: Gllam | undefined, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
+export async function measureSize(gllam: Gllam, modelGllam: Gllam | undefined, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
   // One untimed pass first: the page cache then holds what a warm server would.
   for (const q of questions.slice(0, 5)) await gllam.recall(q.text);
   const recall = await timeEach(questions, (q) => gllam.recall(q.text));
