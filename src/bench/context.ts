@@ -10,11 +10,11 @@ import { Gllam } from "../gllam/gllam.ts";
 import type { Embedder } from "../embed/embedder.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { writeUnits } from "../episodic/ingest.ts";
-import { fillScenario, loadBenchScenarios, type BenchScenario } from "./retrieval.ts";
+import { fillScenario, loadBenchScenarios, type BenchDataset, type BenchScenario } from "./retrieval.ts";
 import { percentile, round, summarize } from "./metrics.ts";
 
 export type ContextBenchOptions = {
-  dataset: "locomo" | "longmemeval";
+  dataset: BenchDataset;
   data: string;
   budget: number;
   /** The static tier (written at ingest). */

@@ -22,10 +22,15 @@ import { writeUnits } from "../episodic/ingest.ts";
 import { episodeEmbeddingText, startVectorFiller } from "../episodic/vectors.ts";
 import type { SearchTuning } from "../retrieval/search-episodes.ts";
 import { rankGroups } from "../retrieval/fusion.ts";
+import { beamScenarios } from "./beam-scenarios.ts";
 import { ndcgAtK, percentile, recallAllAtK, recallAnyAtK, recallAtK, round, summarize } from "./metrics.ts";
 
+/** LoCoMo's documents are turns (evidence dia_ids), LongMemEval's sessions, BEAM's messages (source_chat_ids). */
+export const BENCH_DATASETS = ["locomo", "longmemeval", "beam"] as const;
+export type BenchDataset = (typeof BENCH_DATASETS)[number];
+
 export type RetrievalBenchOptions = {
-  dataset: "locomo" | "longmemeval";
+  dataset: BenchDataset;
   data: string;
   /** The model tier: embeds queries (this thread) and is the template for the worker pool; none: static tier only. */
   embedder?: Embedder;
@@ -130,7 +135,7 @@ function longMemEvalScenarios(data: unknown, file: string): BenchScenario[] {
 const SESSION_DECAY = 0.3;
 
 function scoreQuestion(dataset: RetrievalBenchOptions["dataset"], docs: { doc: string; score: number }[], relevant: Set<string>): Record<string, number> {
-  if (dataset === "locomo") {
+  if (dataset !== "longmemeval") {
     const ids = docs.map((d) => d.doc);
     return Object.fromEntries([5, 10, 20].map((k) => [`recall@${k}`, recallAtK(ids, relevant, k)]));
   }
@@ -165,8 +170,9 @@ async function measureEmbedThroughput(pool: Embedder, texts: string[]): Promise<
   return texts.length / ((performance.now() - started) / 1000);
 }
 
-/** The benchmark file's scenarios (LoCoMo: one per conversation; LongMemEval: one per question's haystack), the first `limit`. */
-export async function loadBenchScenarios(options: { dataset: "locomo" | "longmemeval"; data: string; limit?: number }): Promise<BenchScenario[]> {
+/** The benchmark's scenarios (LoCoMo: one per conversation; LongMemEval: one per question's haystack; BEAM: one per chat of the folder), the first `limit`. */
+export async function loadBenchScenarios(options: { dataset: BenchDataset; data: string; limit?: number }): Promise<BenchScenario[]> {
+  if (options.dataset === "beam") return (await beamScenarios(options.data)).slice(0, options.limit ?? Infinity);
   const text = await Bun.file(options.data).text().catch(() => {
     throw new GllamError("E_NOT_FOUND", `cannot read benchmark data ${options.data}`);
   });

@@ -6,6 +6,7 @@ import { isFastDownwardAvailable, runFastDownward, type FastDownwardOptions } fr
 import { parseDomain, parseProblem } from "./parser.ts";
 import type { Domain, Problem } from "./pddl-types.ts";
 import { solveNative, type NativePlannerOptions, type PlanResult } from "./planner.ts";
+import { writeDomain, writeProblem } from "./writer.ts";
 
 export const PLANNER_CHOICES = ["native", "bfs", "fast-downward", "auto"] as const;
 export type PlannerChoice = (typeof PLANNER_CHOICES)[number];
@@ -47,16 +48,25 @@ export async function planTexts(task: PddlTexts, options: PlanFilesOptions = {})
   const names = { domain: task.names?.domain ?? "domain.pddl", problem: task.names?.problem ?? "problem.pddl" };
   const domain = parseDomain(task.domain, names.domain);
   const problem = parseProblem(task.problem, domain, names.problem);
-  if (usesFastDownward(options)) {
-    const dir = mkdtempSync(join(tmpdir(), "gllam-plan-"));
-    try {
-      const [domainFile, problemFile] = [join(dir, "domain.pddl"), join(dir, "problem.pddl")];
-      writeFileSync(domainFile, task.domain);
-      writeFileSync(problemFile, task.problem);
-      return await runFastDownward(domainFile, problemFile, domain, problem, { ...options.fastDownward, timeoutMs: options.timeoutMs });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  return solveTask(domain, problem, () => task, options);
+}
+
+/** Plans for a task built in memory (a timeline, a recipe chain) with the chosen planner; Fast Downward gets it written as PDDL. */
+export async function planTask(domain: Domain, problem: Problem, options: PlanFilesOptions = {}): Promise<PlanResult> {
+  return solveTask(domain, problem, () => ({ domain: writeDomain(domain), problem: writeProblem(problem) }), options);
+}
+
+/** `texts` is asked for only when Fast Downward runs: the native planner needs no PDDL text. */
+async function solveTask(domain: Domain, problem: Problem, texts: () => { domain: string; problem: string }, options: PlanFilesOptions): Promise<PlanResult> {
+  if (!usesFastDownward(options)) return solveNative(domain, problem, nativeOptions(options));
+  const dir = mkdtempSync(join(tmpdir(), "gllam-plan-"));
+  try {
+    const [domainFile, problemFile] = [join(dir, "domain.pddl"), join(dir, "problem.pddl")];
+    const { domain: domainText, problem: problemText } = texts();
+    writeFileSync(domainFile, domainText);
+    writeFileSync(problemFile, problemText);
+    return await runFastDownward(domainFile, problemFile, domain, problem, { ...options.fastDownward, timeoutMs: options.timeoutMs });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  return solveNative(domain, problem, nativeOptions(options));
 }

@@ -1,6 +1,7 @@
 import { GllamError } from "../engine/errors.ts";
 import type { Domain, Literal, Problem } from "./pddl-types.ts";
-import { solveNative, type NativePlannerOptions } from "./planner.ts";
+import { solveNative, type NativePlannerOptions, type PlanResult } from "./planner.ts";
+import { planTask, type PlanFilesOptions } from "./solve.ts";
 import { OrderingGraph, type OrderingConstraint, type TimePoint } from "./timeline-graph.ts";
 
 export const TEMPORAL_RELATIONSHIPS = ["happened_before", "happened_after", "during", "causes"] as const;
@@ -102,20 +103,29 @@ export function compileTimelinePddl(timeline: Timeline): { domain: Domain; probl
 }
 
 export type TimelineOrder =
-  | { consistent: true; order: TimePoint[]; events: string[] }
-  | { consistent: false; conflict: OrderingConstraint[] };
+  | { consistent: true; order: TimePoint[]; events: string[]; planner: string }
+  | { consistent: false; conflict: OrderingConstraint[]; planner: string };
 
-/** Plans the timeline: an ordering of every point, or the constraints that contradict each other. */
+/** Plans the timeline in process: an ordering of every point, or the constraints that contradict each other. */
 export function orderTimeline(timeline: Timeline, options: NativePlannerOptions = {}): TimelineOrder {
   const { domain, problem, pointOf } = compileTimelinePddl(timeline);
-  const result = solveNative(domain, problem, options);
+  return readTimelineOrder(timeline, solveNative(domain, problem, options), pointOf);
+}
+
+/** The same with the planner the caller chooses (Fast Downward when configured reads the task as PDDL files). */
+export async function planTimeline(timeline: Timeline, options: PlanFilesOptions = {}): Promise<TimelineOrder> {
+  const { domain, problem, pointOf } = compileTimelinePddl(timeline);
+  return readTimelineOrder(timeline, await planTask(domain, problem, options), pointOf);
+}
+
+function readTimelineOrder(timeline: Timeline, result: PlanResult, pointOf: Map<string, TimePoint>): TimelineOrder {
   if (result.status === "solved") {
     const order = result.plan.map((step) => pointOf.get(step.action.replace(/^occur-/, ""))!);
-    return { consistent: true, order, events: order.filter((p) => p.edge === "start").map((p) => p.event) };
+    return { consistent: true, order, events: order.filter((p) => p.edge === "start").map((p) => p.event), planner: result.planner };
   }
   const conflict = timeline.graph.findCycle();
-  if (!conflict) throw new GllamError("E_PLANNER", `the timeline planner found no ordering (${result.status}: ${result.reason}) yet the constraints have no cycle`);
-  return { consistent: false, conflict };
+  if (!conflict) throw new GllamError("E_PLANNER", `the timeline planner (${result.planner}) found no ordering (${result.status}: ${result.reason}) yet the constraints have no cycle`);
+  return { consistent: false, conflict, planner: result.planner };
 }
 
 export type OrderAnswer = { possible: boolean; order?: string[]; conflict?: OrderingConstraint[] };
@@ -135,7 +145,11 @@ export type FirstAnswer =
 /** Which of two events started first: certain when the constraints force it (with the chain that does), else undetermined. */
 export function whichCameFirst(events: TimelineEvent[], links: TimelineLink[], a: string, b: string, options?: NativePlannerOptions): FirstAnswer {
   const timeline = buildTimeline(events, links);
-  const solved = orderTimeline(timeline, options);
+  return whichCameFirstIn(timeline, orderTimeline(timeline, options), a, b);
+}
+
+/** The answer from a timeline its planner has ordered (or found contradictory). */
+export function whichCameFirstIn(timeline: Timeline, solved: TimelineOrder, a: string, b: string): FirstAnswer {
   if (!solved.consistent) return { answer: "contradiction", conflict: solved.conflict };
   for (const [x, y] of [[a, b], [b, a]] as const) {
     const chain = timeline.graph.chain(start(x), start(y));

@@ -14,7 +14,8 @@ import { findMultiHopPath } from "../semantic/paths.ts";
 import { getTopProcedures } from "../procedural/procedures.ts";
 import { planRecipeChain } from "../procedural/recipe-chain.ts";
 import { readTimeline } from "../planning/timeline-reader.ts";
-import { whichCameFirst } from "../planning/timeline.ts";
+import type { PlanFilesOptions } from "../planning/solve.ts";
+import { buildTimeline, planTimeline, whichCameFirstIn } from "../planning/timeline.ts";
 import type { ContextItem } from "./budget.ts";
 import { formatChainStepLine, formatContradictionLine, formatFactLine, formatPathLine, formatProcedureLine } from "./format.ts";
 import type { Intent } from "./intent.ts";
@@ -23,7 +24,16 @@ import type { Intent } from "./intent.ts";
 const VALUES = { namedFact: 0.9, mentionedFact: 0.35, contradiction: 0.7, path: 1.1, timeline: 1.1, procedure: 0.3, chainStep: 0.3, asked: 1.6 } as const;
 
 export type Focus = { node: SemanticNode; named: boolean };
-export type KnowledgeOptions = { scope: string; asOf?: number; intents: Intent[]; query: string; maxChars: number; pddlDomainsDir: string | null };
+export type KnowledgeOptions = {
+  scope: string;
+  asOf?: number;
+  intents: Intent[];
+  query: string;
+  maxChars: number;
+  pddlDomainsDir: string | null;
+  /** Who orders the timeline: the native planner (default) or Fast Downward when configured. */
+  planner?: Pick<PlanFilesOptions, "planner" | "fastDownward">;
+};
 
 const asked = (options: KnowledgeOptions, intent: Intent, value: number) => (options.intents.includes(intent) ? value * VALUES.asked : value);
 
@@ -56,7 +66,7 @@ export function pathItems(store: Store, named: SemanticNode[], options: Knowledg
 }
 
 /** Which of two named events came first (with the links that force it), or each named event's dates. */
-export function timelineItems(store: Store, named: SemanticNode[], options: KnowledgeOptions): ContextItem[] {
+export async function timelineItems(store: Store, named: SemanticNode[], options: KnowledgeOptions): Promise<ContextItem[]> {
   const { events, links } = readTimeline(store, options.scope);
   const mine = named.map((node) => events.find((e) => e.id === node.id)).filter((e) => e !== undefined);
   if (mine.length === 0) return [];
@@ -70,17 +80,19 @@ export function timelineItems(store: Store, named: SemanticNode[], options: Know
   }));
   if (mine.length >= 2) {
     const [a, b] = mine as [(typeof mine)[0], (typeof mine)[0]];
-    const answer = whichCameFirst(events, links, a.id, b.id);
+    const timeline = buildTimeline(events, links);
+    const solved = await planTimeline(timeline, options.planner);
+    const answer = whichCameFirstIn(timeline, solved, a.id, b.id);
     const name = (id: string) => events.find((e) => e.id === id)?.name ?? id;
     const constraints = "conflict" in answer ? answer.conflict : "because" in answer ? answer.because : [];
     const why = constraints.map((c) => c.why).join("; ");
     const cited = constraints.flatMap((c) => c.linkId ?? []).join(", ") || "none: valid times";
     const text =
       "conflict" in answer
-        ? `- ⚠ the timeline contradicts itself: ${why} [links ${cited}]`
+        ? `- ⚠ the timeline contradicts itself: ${why} (${solved.planner} found no ordering) [links ${cited}]`
         : "because" in answer
-          ? `- ${name(answer.answer)} came first: ${why} (planner) [links ${cited}]`
-          : `- nothing known orders ${a.name} and ${b.name} (planner)`;
+          ? `- ${name(answer.answer)} came first: ${why} (ordered by ${solved.planner}) [links ${cited}]`
+          : `- nothing known orders ${a.name} and ${b.name} (ordered by ${solved.planner})`;
     items.push({ key: `first:${a.id}:${b.id}`, section: "timeline", text, value, order: 0 });
   }
   return items;

@@ -41,6 +41,8 @@ export type RouteOptions = {
   intentClassifier?: IntentClassifier;
   /** Where the planner writes recipe-chain PDDL (null: nowhere). */
   pddlDomainsDir?: string | null;
+  /** Who orders timelines: native (default, in process), fast-downward, or auto (Fast Downward when installed). */
+  planner?: KnowledgeOptions["planner"];
 };
 
 export type AssembledItem = { key: string; section: Section; value: number; tokens: number; episodeId?: number };
@@ -113,12 +115,12 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
   });
   const mentioned = readNodes(store, episodes.mentionedNodeIds.slice(0, 3), scope).filter((n) => !named.some((m) => m.id === n.id));
   const focus: Focus[] = [...named.map((node) => ({ node, named: true })), ...mentioned.map((node) => ({ node, named: false }))];
-  const knowledge: KnowledgeOptions = { scope, asOf: options.asOf, intents: intent.intents, query: text, maxChars, pddlDomainsDir: options.pddlDomainsDir ?? null };
+  const knowledge: KnowledgeOptions = { scope, asOf: options.asOf, intents: intent.intents, query: text, maxChars, pddlDomainsDir: options.pddlDomainsDir ?? null, planner: options.planner };
   const candidates = uniqueByKey([
     ...episodes.items,
     ...factItems(store, focus, knowledge),
     ...pathItems(store, named, knowledge),
-    ...timelineItems(store, named, knowledge),
+    ...(await timelineItems(store, named, knowledge)),
     ...procedureItems(store, knowledge),
   ]);
 

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parsePlanText } from "../../src/planning/plan-text.ts";
 import { makeTempDir, runGllam } from "../helpers.ts";
+import { writeFastDownwardStandIn } from "../planning/fast-downward-stand-in.ts";
 import { DELIVERY_DOMAIN, DELIVERY_PROBLEM, TOKEN_DOMAIN, TOKEN_PROBLEM } from "../planning/fixtures.ts";
 
 const dir = makeTempDir();
@@ -19,14 +20,11 @@ const tokenProblem = write("suite/token/both.pddl", TOKEN_PROBLEM);
 const noFastDownward = { FAST_DOWNWARD: join(dir, "none", "fast-downward.py") };
 
 /** Answers every task with the delivery plan, whatever it is asked: right for delivery, invalid for token. */
-const fakeFastDownward = write(
+const fakeFastDownward = writeFastDownwardStandIn(
+  dir,
   "fake-fd.sh",
-  `#!/bin/sh
-while [ $# -gt 0 ]; do [ "$1" = "--plan-file" ] && plan="$2"; shift; done
-printf '(drive v1 depot a)\\n(load p1 v1 a)\\n(drive v1 a b)\\n(load p2 v1 b)\\n(drive v1 b c)\\n(unload p1 v1 c)\\n(drive v1 c b)\\n(drive v1 b a)\\n(drive v1 a depot)\\n(unload p2 v1 depot)\\n' > "$plan"
-`,
+  `printf '(drive v1 depot a)\\n(load p1 v1 a)\\n(drive v1 a b)\\n(load p2 v1 b)\\n(drive v1 b c)\\n(unload p1 v1 c)\\n(drive v1 c b)\\n(drive v1 b a)\\n(drive v1 a depot)\\n(unload p2 v1 depot)\\n' > "$plan"`,
 );
-chmodSync(fakeFastDownward, 0o755);
 
 describe("gllam plan", () => {
   test("prints the validated plan in IPC format and exits 0", () => {

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFastDownward } from "../../src/planning/fast-downward.ts";
 import { parseDomain, parseProblem } from "../../src/planning/parser.ts";
 import { planFiles } from "../../src/planning/solve.ts";
 import { expectGllamError, makeTempDir } from "../helpers.ts";
+import { writeFastDownwardStandIn } from "./fast-downward-stand-in.ts";
 import { DELIVERY_DOMAIN, DELIVERY_PROBLEM } from "./fixtures.ts";
 
 const dir = makeTempDir();
@@ -21,31 +22,7 @@ const GOOD_PLAN = [
   "(unload p1 v1 c)", "(drive v1 c b)", "(drive v1 b a)", "(drive v1 a depot)", "(unload p2 v1 depot)",
 ].join("\n");
 
-/**
- * A stand-in that speaks Fast Downward's protocol: driver options, --plan-file FILE, the domain and
- * problem paths, component options; it checks both files exist, then does what `body` says.
- */
-function fakePlanner(name: string, body: string): string {
-  const path = join(dir, name);
-  writeFileSync(
-    path,
-    `#!/bin/sh
-plan=""; files=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --plan-file) plan="$2"; shift 2 ;;
-    --alias|--search) echo "$1 $2" >> "${dir}/${name}.args"; shift 2 ;;
-    *) files="$files $1"; shift ;;
-  esac
-done
-set -- $files
-[ -f "$1" ] && [ -f "$2" ] || { echo "missing input files" >&2; exit 2; }
-${body}
-`,
-  );
-  chmodSync(path, 0o755);
-  return path;
-}
+const fakePlanner = (name: string, body: string) => writeFastDownwardStandIn(dir, name, body);
 
 /** Processes still in a process group (zombies included): none may outlive the runner. */
 function groupMembers(pgid: number): number[] {

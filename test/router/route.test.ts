@@ -95,7 +95,7 @@ describe("routeAndAssemble", () => {
 
   test("which came first: the timeline's answer through the planner, with the link that forces it", async () => {
     const context = await gllam.routeAndAssemble("Did the Lisbon trip happen before the Wedding?");
-    expect(context.markdown).toMatch(/## Timeline\n- Lisbon trip came first: .* \(planner\) \[links \d+\]/);
+    expect(context.markdown).toMatch(/## Timeline\n- Lisbon trip came first: .* \(ordered by native \(lazy-gbfs, eliminate\)\) \[links \d+\]/);
   });
 
   test("the budget holds, every episode line is cited, no line repeats", async () => {

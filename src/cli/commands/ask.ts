@@ -2,16 +2,14 @@ import { defineCommand } from "citty";
 import { parseOperationInput } from "../../gllam/operation.ts";
 import { ask } from "../../gllam/operations.ts";
 import { globalArgs, withEngine } from "../context.ts";
-import { budgetArg, routeInput } from "./context.ts";
-import { queryFocusArgs } from "./recall.ts";
+import { routeArgs, routeInput } from "./context.ts";
 
 export const askCommand = defineCommand({
   meta: { name: "ask", description: "Answer a question with the STRONG LLM from the assembled context, with citations (\"I don't know\" when memory does not hold the answer)" },
   args: {
     question: { type: "positional", description: "The question (several words may follow unquoted)", required: true },
     "show-context": { type: "boolean", description: "Print the context the answer was given after it" },
-    budget: budgetArg,
-    ...queryFocusArgs,
+    ...routeArgs,
     json: { type: "boolean", description: "Print the result as JSON (answer, citations, the context, the model)" },
     ...globalArgs,
   },

@@ -1,16 +1,14 @@
 import { defineCommand } from "citty";
-import * as v from "valibot";
 import { intArg, reportBenchResult } from "../../bench/args.ts";
 import { runContextBench } from "../../bench/context.ts";
-import { parseInput } from "../../memory/parse.ts";
 import { chooseTiers, ensureStaticTableNoisily, loadStaticEmbedder } from "../../gllam/open.ts";
 import { globalArgs, settingsOf } from "../context.ts";
-import { benchDatasetArgs } from "./bench-retrieval.ts";
+import { benchDatasetArgs, parseBenchDataset } from "./bench-retrieval.ts";
 
 export const benchContextCommand = defineCommand({
   meta: {
     name: "context",
-    description: "Evidence recall of the assembled context at a token budget on LoCoMo (evidence turns) or LongMemEval_S (evidence sessions), with context size and assembly time",
+    description: "Evidence recall of the assembled context at a token budget on LoCoMo and BEAM (evidence turns) or LongMemEval_S (evidence sessions), with context size and assembly time",
   },
   args: {
     ...benchDatasetArgs,
@@ -20,7 +18,7 @@ export const benchContextCommand = defineCommand({
     ...globalArgs,
   },
   run: async ({ args }) => {
-    const dataset = parseInput(v.picklist(["locomo", "longmemeval"]), args.dataset, "--dataset");
+    const dataset = parseBenchDataset(args.dataset);
     // The static tier unless another is asked for: the goal is set for it, and model vectors of every haystack take an hour here.
     const tiers = await chooseTiers({ ...settingsOf(args), embedder: args.embedder ?? "static" });
     const result = await runContextBench({

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import * as v from "valibot";
-import { runRetrievalBench } from "../../bench/retrieval.ts";
+import { BENCH_DATASETS, runRetrievalBench } from "../../bench/retrieval.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { parseInput } from "../../memory/parse.ts";
 import { chooseTiers, ensureStaticTableNoisily, loadStaticEmbedder } from "../../gllam/open.ts";
@@ -33,15 +33,17 @@ function parseTuning(text: string | undefined) {
 
 /** The flags naming a benchmark's data set and file. */
 export const benchDatasetArgs = {
-  dataset: { type: "string", description: "locomo | longmemeval", required: true, valueHint: "name" },
-  data: { type: "string", description: "The benchmark's JSON file", required: true, valueHint: "path" },
+  dataset: { type: "string", description: BENCH_DATASETS.join(" | "), required: true, valueHint: "name" },
+  data: { type: "string", description: "The benchmark's JSON file (BEAM: its folder of chats, e.g. 100K/)", required: true, valueHint: "path" },
   json: { type: "string", description: "Also write the figures as JSON here", valueHint: "path" },
 } as const;
+
+export const parseBenchDataset = (value: string) => parseInput(v.picklist(BENCH_DATASETS, `must be one of ${BENCH_DATASETS.join(", ")}`), value, "--dataset");
 
 export const benchRetrievalCommand = defineCommand({
   meta: {
     name: "retrieval",
-    description: "Recall quality and speed on LoCoMo (turn level) or LongMemEval_S (session level): each tier alone, BM25 alone and the fusions (--embedder picks the tiers)",
+    description: "Recall quality and speed on LoCoMo or BEAM (turn level) or LongMemEval_S (session level): each tier alone, BM25 alone and the fusions (--embedder picks the tiers)",
   },
   args: {
     ...benchDatasetArgs,
@@ -53,7 +55,7 @@ export const benchRetrievalCommand = defineCommand({
     ...globalArgs,
   },
   run: async ({ args }) => {
-    const dataset = parseInput(v.picklist(["locomo", "longmemeval"]), args.dataset, "--dataset");
+    const dataset = parseBenchDataset(args.dataset);
     const count = (value: string | undefined, name: string) => (value === undefined ? undefined : parseInput(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1)), value, name));
     const tiers = await chooseTiers(settingsOf(args));
     const result = await runRetrievalBench({

@@ -2,7 +2,9 @@
 import * as v from "valibot";
 import { ScopeSchema } from "../../memory/types.ts";
 import { formatAskResult } from "../../router/ask.ts";
+import type { PlannerChoice } from "../../planning/solve.ts";
 import { defineOperation, IntegerSchema, NameSchema, WireTimeSchema } from "../operation.ts";
+import { PlanSettingsSchema } from "./tools.ts";
 
 const QuerySchema = v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty"), v.maxLength(10_000));
 const routeFields = {
@@ -10,12 +12,15 @@ const routeFields = {
   entities: v.optional(v.array(NameSchema), []),
   as_of: v.optional(WireTimeSchema),
   scope: ScopeSchema,
+  // Fast Downward's path comes from $FAST_DOWNWARD on the machine that runs memory, never from a caller.
+  planner: PlanSettingsSchema.entries.planner,
 };
-const routeOptions = (input: { budget?: number; entities: string[]; as_of?: number; scope: string }) => ({
+const routeOptions = (input: { budget?: number; entities: string[]; as_of?: number; scope: string; planner: PlannerChoice }) => ({
   budget: input.budget,
   entities: input.entities,
   asOf: input.as_of,
   scope: input.scope,
+  planner: { planner: input.planner },
 });
 
 export const context = defineOperation({

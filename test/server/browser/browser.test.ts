@@ -203,7 +203,7 @@ describe.skipIf(!haveChromium)("the memory browser, in chromium, against the com
       expect({ path, violations: violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`) }).toEqual({ path, violations: [] });
     }
     await audit.close();
-  });
+  }, 60_000); // seven pages, each audited by axe: seconds each on a loaded machine
 
   test("a narrow window still shows the node page", async () => {
     await page.setViewportSize({ width: 390, height: 800 });
