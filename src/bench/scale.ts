@@ -78,7 +78,7 @@ export type ScaleBenchResult = {
 
 type Question = { text: string; relevant: Set<string> };
 
-function readQuestions(data: unknown, count: number): Question[] {
+export function readQuestions(data: unknown, count: number): Question[] {
   const samples = data as { sample_id: string; qa?: { question: unknown; evidence?: unknown[] }[] }[];
   const all = samples.flatMap((sample) =>
     (sample.qa ?? []).flatMap((qa) => {
@@ -247,7 +247,7 @@ async function measureModelTier(gllam: Gllam, embedder: Embedder, options: Scale
   }
 }
 
-async function measureSize(gllam: Gllam, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
+export async function measureSize(gllam: Gllam, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
   // One untimed pass first: the page cache then holds what a warm server would.
   for (const q of questions.slice(0, 5)) await gllam.recall(q.text);
   const recall = await timeEach(questions, (q) => gllam.recall(q.text));

@@ -49,6 +49,7 @@ export function initSchema(db: Database): void {
     if (dims) createVectorTables(db, Number(dims));
     const staticDims = readMetadata(db, "static_dims");
     if (staticDims) createVectorTables(db, Number(staticDims), STATIC_VECTOR_DDL);
+    for (const tier of ["model", "static"] as const) indexCellChunks(db, tier);
   }).immediate();
 }
 
@@ -155,6 +156,19 @@ export function deleteVectors(db: Database, kind: "nodes" | "episodes", ids: rea
   }
   db.query(`DELETE FROM ${kind === "nodes" ? "node" : "episode"}_vector_staging WHERE ${column} IN (SELECT value FROM json_each(?))`).run(list);
   return deleted;
+}
+
+/**
+ * An index on the cells table's chunks by partition (scope, cell): vec0 finds a partition's chunks
+ * by `partition00 = ? AND partition01 = ?` on its `_chunks` shadow table, which it does not index,
+ * so every probed cell (and every insert, looking for its cell's last chunk) read the chunk rows
+ * of every cell of the file (~2,300 at 1M). An index on a shadow table is SQLite's own; vec0
+ * neither knows nor minds, and dropping the vec0 table drops it. Idempotent: initSchema adds it to
+ * files whose cells were built before (src/episodic/episode-cells.ts builds them).
+ */
+export function indexCellChunks(db: Database, tier: VectorTier): void {
+  const { episodeCells } = VECTOR_TIERS[tier];
+  if (hasTable(db, `${episodeCells}_chunks`)) db.run(`CREATE INDEX IF NOT EXISTS ${episodeCells}_chunks_partition ON ${episodeCells}_chunks (partition00, partition01)`);
 }
 
 export function hasTable(db: Database, name: string): boolean {

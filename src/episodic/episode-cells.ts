@@ -6,7 +6,7 @@
  * spherical k-means (COARSE groups of FINE cells each, so assigning a vector costs COARSE + FINE
  * dot products), trained once per file and tier on a sample of the first scope to reach
  * SCOPE_THRESHOLD vectors. From then on that scope's vectors are copied, with their cell, into the
- * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES
+ * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES[tier]
  * cells nearest to it, exactly within each. Smaller scopes keep brute-force KNN.
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
@@ -15,18 +15,27 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
-import { hasTable, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { hasTable, indexCellChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 // Fewer, larger cells than the usual sqrt(n): each probed cell is a vec0 query of its own (~0.7 ms
 // of partition lookup at 1M before any vector is read), so 256 cells and 16 probes beat 1,024 and 64.
+// With indexCellChunks (most of that lookup gone), 1,024 cells find more of the exact top 10 per ms
+// but less of the bench's evidence at 1M (README, "The query path, second pass"): 256 kept.
 const COARSE = 16;
 const FINE = 16;
 export const CELLS = COARSE * FINE;
 /** A scope gets cells from this many episodes on (below it, brute force costs under ~20 ms). */
 export const SCOPE_THRESHOLD = 50_000;
-/** Cells searched per query: ~9% of the vectors when cells are even (at 1M: 16 found 85% of the exact top 10 in 46 ms, 24 92% in 72 ms, 32 95% in 89 ms). */
-export const PROBES = 24;
+/**
+ * Cells searched per query, per tier. Static: 12 of 256 (~5% of the vectors). On the 1M bench file
+ * (100 dev questions; share of exact KNN's top 10 found / p50 at load ~2): 24 probes 95% / 74 ms,
+ * 16 89% / 51 ms, 12 85% / 38 ms, 8 77% / 24 ms; recall@10 on the evidence is exact KNN's (.432)
+ * down to 12 probes (.422 at 8), and hybrid search's top 10 holds the same evidence (.467) at all
+ * four. The static tier only breaks BM25's near-ties in recall (staticAloneWeight), so its KNN
+ * buys speed with exactness here. Model: 24, not re-measured.
+ */
+export const PROBES: Record<VectorTier, number> = { static: 12, model: 24 };
 const TRAIN_SAMPLE = 16_384;
 /** Neighbours asked of each probed cell at first (knnCells). */
 const FIRST_K = 16;
@@ -158,7 +167,28 @@ export function nearestCells(centroids: Centroids, q: Float32Array, probes: numb
     .map(([c]) => c);
 }
 
+/** Centroids read per connection and tier, with the file's state they were read in. */
+const centroidCache = new WeakMap<Database, Map<VectorTier, { state: string; centroids: Centroids }>>();
+
+/**
+ * The tier's centroids, read once per connection while nothing changed them (decoding them cost
+ * ~0.7 ms per query). The state is PRAGMA data_version (bumped by another connection's commit)
+ * and total_changes() (this connection's own writes): either moves, and they are read again.
+ */
 function readCentroids(db: Database, tier: VectorTier): Centroids | undefined {
+  const { version, changes } = db.query<{ version: number; changes: number }, []>("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes").get()!;
+  const state = `${version}:${changes}`;
+  const byTier = centroidCache.get(db) ?? new Map();
+  centroidCache.set(db, byTier);
+  const cached = byTier.get(tier);
+  if (cached?.state === state) return cached.centroids;
+  const centroids = decodeCentroids(db, tier);
+  if (centroids) byTier.set(tier, { state, centroids });
+  else byTier.delete(tier);
+  return centroids;
+}
+
+function decodeCentroids(db: Database, tier: VectorTier): Centroids | undefined {
   const rows = db.query<{ level: number; centroids: Uint8Array; dims: number }, []>(`SELECT level, centroids, dims FROM ${VECTOR_TIERS[tier].cellCentroids} ORDER BY level`).all();
   if (rows.length !== 2) return undefined;
   const floats = (bytes: Uint8Array) => new Float32Array(Uint8Array.from(bytes).buffer);
@@ -214,6 +244,7 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
   const tables = VECTOR_TIERS[tier];
   const codec = CODECS[tier];
   db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tables.episodeCells} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding ${codec.element}[${dims}] distance_metric=cosine, chunk_size=512)`);
+  indexCellChunks(db, tier);
   const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>(`SELECT episode_id AS id, embedding FROM ${tables.episodes} WHERE scope = ?`).all(scope);
   const vectors = rows.map((row) => codec.read(row.embedding, dims));
   let centroids = readCentroids(db, tier);
@@ -237,7 +268,7 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
  * nearer than the k-th best found so far may hold more of the top k, and only it is asked again
  * for k. The answer is the same as asking every cell for k.
  */
-export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k: number, scope: string, probes = PROBES): EpisodeHit[] | undefined {
+export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k: number, scope: string, probes = PROBES[tier]): EpisodeHit[] | undefined {
   if (!scopeHasCells(db, tier, scope)) return undefined;
   const centroids = readCentroids(db, tier);
   if (!centroids) return undefined;
@@ -249,8 +280,14 @@ export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k
   const firstK = Math.min(k, Math.max(FIRST_K, Math.ceil((2 * k) / probes)));
   const cells = nearestCells(centroids, unit(vector), probes).map((cell) => ({ cell, hits: query.all(q, firstK, scope, cell) }));
   const kth = (hits: EpisodeHit[]) => hits.sort((a, b) => a.distance - b.distance)[k - 1]?.distance ?? Infinity;
-  const bound = kth(cells.flatMap((c) => c.hits));
-  for (const c of cells) if (c.hits.length === firstK && firstK < k && c.hits.at(-1)!.distance <= bound) c.hits = query.all(q, k, scope, c.cell);
+  // The k-th best so far never falls below the final one, so it bounds what a cell's unseen
+  // neighbours could add; each re-asked cell (nearest cells first) tightens it for the rest.
+  let bound = kth(cells.flatMap((c) => c.hits));
+  for (const c of cells) {
+    if (c.hits.length < firstK || firstK >= k || c.hits.at(-1)!.distance > bound) continue;
+    c.hits = query.all(q, k, scope, c.cell);
+    bound = kth(cells.flatMap((cell) => cell.hits));
+  }
   return cells
     .flatMap((c) => c.hits)
     .sort((a, b) => a.distance - b.distance)

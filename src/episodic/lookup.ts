@@ -3,6 +3,7 @@
  * mentioned entities, session) and each episode's neighbours in its session.
  */
 import type { Database } from "bun:sqlite";
+import { runOnReader } from "../engine/connections.ts";
 
 export type EpisodeFilter = {
   scope: string;
@@ -92,6 +93,22 @@ export function bm25Episodes(db: Database, match: string, filter: EpisodeFilter,
 /** About how many episodes the file holds (the highest id: O(1), forgotten ones still counted). */
 export function approximateEpisodeCount(db: Database): number {
   return db.query<{ n: number | null }, []>("SELECT max(id) AS n FROM episodes").get()?.n ?? 0;
+}
+
+/** Reader connections that have the temp fts5vocab table over episodes_fts. */
+const withTermCounts = new WeakSet<Database>();
+
+/**
+ * How many episodes hold a word, in any column (fts5vocab's per-term document count, read from the
+ * index: ~0.2 ms at 1M episodes where counting a common word's matches took ~1-10 ms). The vocab
+ * table is a temp one, made once per connection: it stores nothing and the file is not touched.
+ */
+export function termDocuments(db: Database, term: string): number {
+  if (!withTermCounts.has(db)) {
+    runOnReader(db, () => db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.episode_terms USING fts5vocab(main, episodes_fts, row)"));
+    withTermCounts.add(db);
+  }
+  return db.query<{ doc: number }, [string]>("SELECT doc FROM temp.episode_terms WHERE term = ?").get(term)?.doc ?? 0;
 }
 
 /**

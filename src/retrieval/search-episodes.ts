@@ -13,7 +13,7 @@ import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.
 // The tiers type lives with the embedders (the semantic layer uses it too); the library exports it from here.
 export type { EmbeddingTiers };
 import { readEpisodes } from "../episodic/episodes.ts";
-import { approximateEpisodeCount, bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, matchesMoreThan, type EpisodeFilter } from "../episodic/lookup.ts";
+import { approximateEpisodeCount, bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, matchesMoreThan, termDocuments, type EpisodeFilter } from "../episodic/lookup.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
@@ -112,14 +112,20 @@ const COMMON_SHARE = 0.2;
  * episode holding them (at 1M turns one such word costs ~60-80 ms). Measured on the 1M bench file
  * (100 dev LoCoMo questions, BM25 recall@10 on the evidence / p50 / p95): every word .467 / 101 /
  * 319 ms; 20% .467 / 95 / 207 ms; 10% .452 / 71 / 166 ms; 5% .435 / 42 / 111 ms. Smaller files
- * rank with every word, as before.
+ * rank with every word, as before. A word's share is read from FTS5's term index (termDocuments).
  */
 function dropCommonTerms(db: Database, terms: string[], withContext: boolean): string[] {
   if (terms.length < 2) return terms;
   const episodes = approximateEpisodeCount(db);
   if (episodes < PRUNE_FROM_EPISODES) return terms;
   const cap = Math.ceil(episodes * COMMON_SHARE);
-  return keepRareTerms(terms, (term) => matchesMoreThan(db, ftsMatchExpression([term], withContext)!, cap));
+  // The index's count of the word as written: a stemmed word (porter: "likely" is indexed as
+  // "like") is not found there, and its matches are counted instead (up to the cap).
+  const isCommon = (term: string) => {
+    const documents = termDocuments(db, term);
+    return documents > 0 ? documents > cap : matchesMoreThan(db, ftsMatchExpression([term], withContext)!, cap);
+  };
+  return keepRareTerms(terms, isCommon);
 }
 
 /** The terms that are not common, or all of them when every one is. */

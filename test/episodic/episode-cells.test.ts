@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
@@ -8,6 +9,7 @@ import { countStaticEpisodeVectors, exactStaticEpisodes, fillStaticVectors, knnS
 import { vectorRecords } from "../../src/maintenance/vector-dump.ts";
 import { exactEpisodes, knnEpisodes } from "../../src/episodic/vectors.ts";
 import { seededRandom } from "../../src/bench/random.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
 const dir = makeTempDir();
@@ -140,6 +142,28 @@ describe("static cells in a file", () => {
     expect([count(cells, "episode_static_vectors"), count(cells, "episode_static_cells")]).toEqual([600, 640]);
     plain.close();
     cells.close();
+  });
+
+  test("a cell's chunks are found through an index (built with the cells, added by initSchema to older files)", async () => {
+    let gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    const path = gllam.store.path;
+    gllam.addEpisodes(turns(300));
+    let db = gllam.db();
+    gllam.store.transaction(() => buildScopeCells(db, "static", "default", staticEmbedder.dims));
+    // The statement vec0 0.1.9 runs per probed cell (its text, from the extension's binary).
+    const plan = () => db.query<{ detail: string }, []>("EXPLAIN QUERY PLAN select chunk_id, validity, rowids from episode_static_cells_chunks WHERE partition00 = 'default' AND partition01 = 3").all().map((row) => row.detail);
+    expect(plan()).toEqual(["SEARCH episode_static_cells_chunks USING INDEX episode_static_cells_chunks_partition (partition00=? AND partition01=?)"]);
+    const q = staticEmbedder.embedSync(["a loan from the bank"])[0]!;
+    expect(knnCells(db, "static", q, 300, "default", CELLS)!.map((h) => h.episodeId).sort()).toEqual(exactStaticEpisodes(db, q, 300, "default").map((h) => h.episodeId).sort());
+    // A file whose cells were built before the index: opening it adds the index.
+    gllam.close();
+    const raw = new Database(path);
+    raw.run("DROP INDEX episode_static_cells_chunks_partition");
+    raw.close();
+    gllam = await Gllam.open(path, { embedder: hash, staticEmbedder });
+    db = gllam.db();
+    expect(plan()[0]).toContain("USING INDEX episode_static_cells_chunks_partition");
+    gllam.close();
   });
 
   test("cells holding many near neighbours: asking each cell for a few first gives exact KNN's answer", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { approximateEpisodeCount, bm25Episodes, matchesMoreThan } from "../../src/episodic/lookup.ts";
+import { join } from "node:path";
+import { approximateEpisodeCount, bm25Episodes, matchesMoreThan, termDocuments } from "../../src/episodic/lookup.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
 import { keepRareTerms } from "../../src/retrieval/search-episodes.ts";
-import { makeTempDir, openTempGllam } from "../helpers.ts";
+import { localEmbedder, makeTempDir, openTempGllam } from "../helpers.ts";
 
 describe("common query words in a large file", () => {
   test.each([
@@ -20,6 +22,20 @@ describe("common query words in a large file", () => {
     expect(matchesMoreThan(db, '{content} : "go"', 8)).toBe(true);
     expect(matchesMoreThan(db, '{content} : "go"', 9)).toBe(false);
     expect(matchesMoreThan(db, '"ferry"', 3)).toBe(false);
+    gllam.close();
+  });
+
+  test("a word's episodes are read from the index, also through a read-only handle; a stemmed form is not found as written", async () => {
+    const path = join(makeTempDir(), "terms.db");
+    const writer = await Gllam.open(path, { embedder: localEmbedder });
+    writer.addEpisodes(Array.from({ length: 12 }, (_, i) => ({ sessionId: "s", seq: i, content: i < 9 ? `we go to the lake ${i}` : `the boat likely sails ${i}` })));
+    writer.close();
+    const gllam = await Gllam.open(path, { readOnly: true, embedder: localEmbedder });
+    const db = gllam.dbRO();
+    // In any column: "go" is said in 9 turns and is the context (the turn before) of a 10th.
+    expect([termDocuments(db, "go"), termDocuments(db, "boat"), termDocuments(db, "tangier")]).toEqual([10, 3, 0]);
+    // Indexed by porter as "like": the search counts its matches instead.
+    expect([termDocuments(db, "likely"), termDocuments(db, "like")]).toEqual([0, 3]);
     gllam.close();
   });
 });

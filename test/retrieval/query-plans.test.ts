@@ -6,9 +6,15 @@
 import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Gllam } from "../../src/gllam/gllam.ts";
+import { buildScopeCells, knnCells } from "../../src/episodic/episode-cells.ts";
+import { termDocuments } from "../../src/episodic/lookup.ts";
+import { readMetadata } from "../../src/engine/metadata.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
+const unitVector = (dims: number) => Float32Array.from({ length: dims }, () => 1 / Math.sqrt(dims));
+
 let gllam: Gllam;
+let staticDims: number;
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-01-05T10:00:00Z");
 
@@ -26,6 +32,8 @@ beforeAll(async () => {
       })),
     );
   }
+  staticDims = Number(readMetadata(gllam.dbRO(), "static_dims"));
+  gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticDims));
   gllam.saveEpisodicSummary({ scope: "default", sessionId: "s1", summary: "deploying caddy", startTime: T0, endTime: T0 + DAY });
   return () => gllam.close();
 });
@@ -49,8 +57,11 @@ async function captureSql(action: () => unknown): Promise<string[]> {
   return [...seen];
 }
 
-/** Tables read whole on purpose: the schema, and a scope's speakers (a handful, kept by triggers for this). */
-const SMALL_TABLES = /^(SCAN|SEARCH) (sqlite_schema|episode_speakers)\b/;
+/**
+ * Tables read whole on purpose: the schema, a scope's speakers (a handful, kept by triggers for
+ * this), and the cells' bookkeeping (one row per scope with cells, keyed by it; two rows of centroids).
+ */
+const SMALL_TABLES = /^(SCAN|SEARCH) (sqlite_schema|episode_speakers|(static|model)_cell_(scopes|centroids))\b/;
 
 /** The lines of a plan that read a scope whole: a table SCAN, or an index search keyed by nothing but the scope. */
 function scopeScans(plan: string[]): string[] {
@@ -81,6 +92,9 @@ const HOT_PATHS: [string, () => unknown][] = [
   ["summaries of a session", () => gllam.getEpisodicSummaries({ sessionId: "s1" })],
   ["recent episodes of a session", () => gllam.getRecentEpisodes(5, { sessionId: "s2" })],
   ["episodes in a window", () => gllam.getEpisodesInWindow(T0, T0 + DAY, { limit: 10 })],
+  // What a scope past the thresholds adds (the cells are built by hand here; a file past 50K
+  // episodes gets them at ingest): KNN over the nearest cells, and a query word's share.
+  ["static KNN over cells, a word's share", () => [knnCells(gllam.dbRO(), "static", unitVector(staticDims), 20, "default"), termDocuments(gllam.dbRO(), "caddy")]],
 ];
 
 describe("hot query plans", () => {
