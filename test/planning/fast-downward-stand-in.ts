@@ -1,3 +1,4 @@
+import { afterEach } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -36,4 +37,13 @@ ${body}
 export function writeNativeBehindFastDownward(dir: string): string {
   const gllam = join(import.meta.dir, "../../src/cli/main.ts");
   return writeFastDownwardStandIn(dir, "native-fd.sh", `"${process.execPath}" "${gllam}" plan "$1" "$2" --out "$plan"; code=$?; [ $code -eq 1 ] && exit 11; exit $code`);
+}
+
+/** Puts $FAST_DOWNWARD back after each test of the describe block that calls it (its tests point it at stand-ins). */
+export function restoreFastDownwardAfterEach(): void {
+  const saved = process.env.FAST_DOWNWARD;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.FAST_DOWNWARD;
+    else process.env.FAST_DOWNWARD = saved;
+  });
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +6,7 @@ import { runFastDownward } from "../../src/planning/fast-downward.ts";
 import { parseDomain, parseProblem } from "../../src/planning/parser.ts";
 import { planFiles } from "../../src/planning/solve.ts";
 import { expectGllamError, makeTempDir } from "../helpers.ts";
-import { writeFastDownwardStandIn } from "./fast-downward-stand-in.ts";
+import { restoreFastDownwardAfterEach, writeFastDownwardStandIn } from "./fast-downward-stand-in.ts";
 import { DELIVERY_DOMAIN, DELIVERY_PROBLEM } from "./fixtures.ts";
 
 const dir = makeTempDir();
@@ -45,11 +45,7 @@ async function waitForEmptyGroup(pgid: number): Promise<number[]> {
 }
 
 describe("Fast Downward runner", () => {
-  const savedEnv = process.env.FAST_DOWNWARD;
-  afterEach(() => {
-    if (savedEnv === undefined) delete process.env.FAST_DOWNWARD;
-    else process.env.FAST_DOWNWARD = savedEnv;
-  });
+  restoreFastDownwardAfterEach();
 
   test("runs the driver with an alias, reads sas_plan back and validates it", async () => {
     const path = fakePlanner("good.sh", `printf '%s\\n; cost = 10 (unit cost)\\n' "${GOOD_PLAN}" > "$plan"`);

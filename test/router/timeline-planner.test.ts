@@ -1,8 +1,8 @@
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Gllam } from "../../src/gllam/gllam.ts";
 import { expectGllamError, localEmbedder, makeTempDir, runGllam } from "../helpers.ts";
-import { writeNativeBehindFastDownward } from "../planning/fast-downward-stand-in.ts";
+import { restoreFastDownwardAfterEach, writeNativeBehindFastDownward } from "../planning/fast-downward-stand-in.ts";
 
 const dir = makeTempDir();
 const dbPath = join(dir, "memory.db");
@@ -23,11 +23,7 @@ beforeAll(async () => {
 });
 
 describe("the router's timeline through the planner the caller chooses", () => {
-  const saved = process.env.FAST_DOWNWARD;
-  afterEach(() => {
-    if (saved === undefined) delete process.env.FAST_DOWNWARD;
-    else process.env.FAST_DOWNWARD = saved;
-  });
+  restoreFastDownwardAfterEach();
 
   test("fast-downward: the timeline goes out as PDDL files, the plan comes back validated, the context says who ordered it", async () => {
     process.env.FAST_DOWNWARD = standIn;
