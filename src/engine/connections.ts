@@ -16,9 +16,19 @@ export const isMemoryPath = (path: string): boolean => path === MEMORY_PATH;
 
 const SQLITE_HEADER = "SQLite format 3\0";
 
+/** How long a write (and opening the file) waits for another process by default (milliseconds). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 60_000;
+/**
+ * Opening waits as long as a write does: a connection's first read can meet another process's lock
+ * (a checkpoint of a large WAL during an ingest, a closing connection's last checkpoint), and 5 s
+ * was seen to fail an ingest that started beside another on a loaded machine. The store then sets
+ * the writer's own wait (setBusyWait).
+ */
+const OPEN_BUSY_TIMEOUT = `PRAGMA busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`;
+
 /** Pragmas of the single writer connection (DESIGN.md "Store"); busy_timeout first so the rest can wait. */
 const WRITER_PRAGMAS = [
-  "PRAGMA busy_timeout = 5000",
+  OPEN_BUSY_TIMEOUT,
   "PRAGMA journal_mode = WAL",
   "PRAGMA synchronous = NORMAL",
   "PRAGMA foreign_keys = ON",
@@ -36,7 +46,7 @@ const WRITER_PRAGMAS = [
 // graph walks touch pages all over it. Mapped pages count in the process's RSS once read: mapping
 // up to 1 GiB held 0.9 GB resident after 60 recalls on a 1.36 GB file (1M episodes), 256 MiB held
 // 0.44 GB for a recall ~4% slower, so a reader stays within ~0.6 GB whatever the file's size.
-const READER_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 268435456"];
+const READER_PRAGMAS = [OPEN_BUSY_TIMEOUT, "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 268435456"];
 // An in-memory database has no journal file and no other process: the writer's pragmas that make sense there.
 const MEMORY_PRAGMAS = ["PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY"];
 

@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
-import { checkWritable, inspectFile, isMemoryPath, MEMORY_PATH, openConnection, openReader } from "./connections.ts";
+import { checkWritable, DEFAULT_BUSY_TIMEOUT_MS, inspectFile, isMemoryPath, MEMORY_PATH, openConnection, openReader } from "./connections.ts";
+
+export { DEFAULT_BUSY_TIMEOUT_MS };
 import { GllamError } from "./errors.ts";
 import * as v from "valibot";
 import { parseInput } from "../memory/parse.ts";
@@ -21,7 +23,6 @@ export type StoreOptions = {
 
 /** How long a write waits for another process's write transaction (milliseconds, 0 = not at all). */
 export const BusyTimeoutMsSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400_000, "must be at most a day"));
-export const DEFAULT_BUSY_TIMEOUT_MS = 60_000;
 /** Each attempt to take the write lock waits this long inside SQLite's busy handler before the next. */
 const BUSY_SLICE_MS = 1000;
 

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
-import { Store } from "../../src/engine/store.ts";
+import { DEFAULT_BUSY_TIMEOUT_MS, Store } from "../../src/engine/store.ts";
 import { initSchema } from "../../src/engine/schema.ts";
 import { expectGllamError, makeTempDir } from "../helpers.ts";
 
@@ -26,7 +26,7 @@ describe("Store connections", () => {
     expect(pragma(db, "journal_mode")).toBe("wal");
     expect(pragma(db, "synchronous")).toBe(1); // NORMAL
     expect(pragma(db, "foreign_keys")).toBe(1);
-    expect(pragma(db, "busy_timeout")).toBe(5000);
+    expect(pragma(db, "busy_timeout")).toBe(DEFAULT_BUSY_TIMEOUT_MS);
     expect(pragma(db, "wal_autocheckpoint")).toBe(1000);
     store.close();
   });
@@ -35,7 +35,7 @@ describe("Store connections", () => {
     const store = await openInitialised();
     const ro = store.dbRO();
     expect(pragma(ro, "query_only")).toBe(1);
-    expect(pragma(ro, "busy_timeout")).toBe(5000);
+    expect(pragma(ro, "busy_timeout")).toBe(DEFAULT_BUSY_TIMEOUT_MS);
     expect(() => ro.run("INSERT INTO system_metadata (key, value, updated_at) VALUES ('x', 'y', 0)")).toThrow(/readonly|read-only/i);
     expect(ro.query("SELECT count(*) AS n FROM system_metadata WHERE key = 'x'").get()).toEqual({ n: 0 });
     store.close();
