@@ -73,6 +73,12 @@ export type InsertEpisodesOptions = {
   now?: number;
   /** Gives the new episodes static vectors in the same transaction. */
   staticEmbedder?: StaticEmbedder;
+  /**
+   * The static embedder's vectors of the batch's episodes (episodeEmbeddingText, in batch order),
+   * computed ahead (embed-ahead.ts: in a worker while the writer wrote the chunk before); without
+   * them the new episodes are embedded here.
+   */
+  staticVectors?: Float32Array[];
 };
 
 /**
@@ -91,7 +97,11 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
   const existing = db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE scope = ? AND content_hash = ?");
   const ids: number[] = [];
   const fresh: { id: number; scope: string; speaker: string; content: string }[] = [];
-  for (const episode of batch.episodes) {
+  const freshVectors: Float32Array[] = [];
+  if (options.staticVectors && options.staticVectors.length !== batch.episodes.length) {
+    throw new GllamError("E_INTERNAL", `${options.staticVectors.length} static vectors given for ${batch.episodes.length} episodes`);
+  }
+  for (const [i, episode] of batch.episodes.entries()) {
     const key = `${episode.scope}\u0000${episode.sessionId}`;
     if (!sessionKeys.has(key)) {
       ensureSession.run(episode.scope, episode.sessionId, now);
@@ -105,12 +115,13 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
     if (row) {
       ids.push(row.id);
       fresh.push({ id: row.id, scope: episode.scope, speaker: episode.speaker, content: episode.content });
+      if (options.staticVectors) freshVectors.push(options.staticVectors[i]!);
     } else {
       ids.push(existing.get(episode.scope, hash)!.id);
     }
   }
   const mentions = linkEpisodeMentions(db, fresh);
-  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh);
+  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh, options.staticVectors && freshVectors);
   return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
 }
 

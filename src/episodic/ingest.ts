@@ -244,11 +244,25 @@ function useIngestSettings(store: Store): () => void {
   };
 }
 
-export type WriteUnitsOptions = { staticEmbedder?: StaticEmbedder };
+export type WriteUnitsOptions = {
+  staticEmbedder?: StaticEmbedder;
+  /** The static vectors of every episode of the batches, in order (embedAhead), so none is embedded on the writer's thread. */
+  staticVectors?: Float32Array[];
+};
+export type WriteCounts = { episodes: number; inserted: number; duplicates: number; mentions: number };
+
+/** Units checked against the episode schema (a bad one throws), ready for writeBatches. */
+export function parseUnits(units: IngestUnit[]): ParsedBatch[] {
+  return units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
+}
 
 /** Validates, then writes units in one transaction (the benchmarks' conversations), with an ingest's page cache and checkpoints; returns counts. */
-export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): { episodes: number; inserted: number; duplicates: number; mentions: number } {
-  const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
+export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): WriteCounts {
+  return writeBatches(store, parseUnits(units), options);
+}
+
+/** Writes parsed units in one transaction, with an ingest's page cache and checkpoints; returns counts. */
+export function writeBatches(store: Store, batches: ParsedBatch[], options: WriteUnitsOptions = {}): WriteCounts {
   const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
   const restoreSettings = useIngestSettings(store);
   try {
@@ -256,7 +270,8 @@ export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnit
     // pending terms into a segment each time (16% of the bench's ingest time at 100K).
     store.transaction(() => {
       for (const batch of batches) {
-        const result = insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder });
+        const staticVectors = options.staticVectors?.slice(totals.episodes, totals.episodes + batch.episodes.length);
+        const result = insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder, staticVectors });
         totals.episodes += batch.episodes.length;
         totals.inserted += result.inserted;
         totals.duplicates += result.duplicates;

@@ -1,0 +1,83 @@
+// The ingest half of `gllam bench scale` on a copy of a file it kept (`--db FILE`): appends the
+// bench corpus's turns FROM..FROM+COUNT to the copy in 5,000-turn transactions as the bench does
+// (writeBatches, the next chunk's static vectors embedded ahead in a worker), then checkpoints, and prints the rate (wall and per CPU-second), the bytes read and
+// written (/proc/self/io) and the load average. So ingest changes are measured at 1M, alternating
+// two checkouts on the same turns, without growing 1M episodes each time. The copy is deleted.
+//   bun bench/scale/append-file.ts FILE [FROM] [COUNT] [DATA]
+import { closeSync, copyFileSync, fsyncSync, openSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { parseJsonText } from "../../src/episodic/formats/json-text.ts";
+import { parseLocomo } from "../../src/episodic/formats/locomo.ts";
+import { collectUnits } from "../../src/episodic/formats/source.ts";
+import { startEmbedAhead } from "../../src/episodic/embed-ahead.ts";
+import { parseUnits, writeBatches } from "../../src/episodic/ingest.ts";
+import { buildScaleCorpus, corpusSlice } from "../../src/bench/scale-corpus.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
+import { ensureStaticTableNoisily, loadStaticEmbedder } from "../../src/gllam/open.ts";
+
+const [file, fromArg = "1000000", countArg = "40000", data = "../shared/data/locomo/locomo_dev5.json"] = process.argv.slice(2);
+if (!file) throw new Error("usage: bun bench/scale/append-file.ts FILE [FROM] [COUNT] [DATA]");
+const from = Number(fromArg);
+const count = Number(countArg);
+const CHUNK = 5000;
+
+const staticEmbedder = loadStaticEmbedder(await ensureStaticTableNoisily());
+const corpus = buildScaleCorpus(collectUnits(parseLocomo(parseJsonText(await Bun.file(data).text(), data), { file: data })));
+// Built before the clock starts: the bench times its writes and checkpoints, not its corpus.
+const chunks: ReturnType<typeof corpusSlice>[] = [];
+for (let at = from; at < from + count; at += CHUNK) chunks.push(corpusSlice(corpus, at, Math.min(from + count, at + CHUNK)));
+const copy = `${file}.append-${process.pid}`;
+copyFileSync(file, copy);
+if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+// The copy's pages go to the disk now: else the first checkpoint's fsync writes the whole file.
+for (const path of [copy, `${copy}-wal`].filter(existsSync)) {
+  const fd = openSync(path, "r+");
+  fsyncSync(fd);
+  closeSync(fd);
+}
+const io = () => Object.fromEntries(readFileSync("/proc/self/io", "utf8").trim().split("\n").map((line) => line.split(": ")).map(([k, v]) => [k!, Number(v)]));
+const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const gllam = await Gllam.open(copy, { embedder: staticEmbedder, staticEmbedder });
+try {
+  const loadBefore = load();
+  const ioBefore = io();
+  const cpuStart = process.cpuUsage();
+  let write = 0;
+  const ahead = startEmbedAhead(staticEmbedder);
+  const parse = (at: number) => {
+    const batches = parseUnits(chunks[at]!);
+    return { batches, vectors: ahead?.embed(batches) };
+  };
+  let next = parse(0);
+  for (let at = 0; at < chunks.length; at++) {
+    const t = performance.now();
+    const { batches, vectors } = next;
+    const staticVectors = await vectors;
+    if (at + 1 < chunks.length) next = parse(at + 1);
+    writeBatches(gllam.store, batches, { staticEmbedder, staticVectors });
+    write += performance.now() - t;
+  }
+  await ahead?.close();
+  const t = performance.now();
+  gllam.checkpointWAL("TRUNCATE");
+  const checkpoint = performance.now() - t;
+  const wall = (write + checkpoint) / 1000;
+  const used = process.cpuUsage(cpuStart);
+  const ioAfter = io();
+  console.log(
+    JSON.stringify({
+      turns: count,
+      turns_per_s: Math.round(count / wall),
+      turns_per_cpu_s: Math.round(count / ((used.user + used.system) / 1e6)),
+      user_s: used.user / 1e6,
+      system_s: used.system / 1e6,
+      checkpoint_s: checkpoint / 1000,
+      read_kb_per_turn: Math.round((ioAfter.read_bytes! - ioBefore.read_bytes!) / count / 100) / 10,
+      written_kb_per_turn: Math.round((ioAfter.write_bytes! - ioBefore.write_bytes!) / count / 100) / 10,
+      load_before: loadBefore,
+      load_after: load(),
+    }),
+  );
+} finally {
+  gllam.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${copy}${suffix}`, { force: true });
+}
