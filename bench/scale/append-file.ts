@@ -35,13 +35,18 @@ for (const path of [copy, `${copy}-wal`].filter(existsSync)) {
   closeSync(fd);
 }
 const io = () => Object.fromEntries(readFileSync("/proc/self/io", "utf8").trim().split("\n").map((line) => line.split(": ")).map(([k, v]) => [k!, Number(v)]));
+// The writer's thread alone (the main thread: utime + stime in clock ticks of 10 ms): the CPU on
+// the ingest's critical path, what a quiet machine's wall time follows when the worker keeps up.
+const writerCpuSeconds = () => readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ").slice(11, 13).reduce((sum, ticks) => sum + Number(ticks) / 100, 0);
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const gllam = await Gllam.open(copy, { embedder: staticEmbedder, staticEmbedder });
 try {
   const loadBefore = load();
   const ioBefore = io();
   const cpuStart = process.cpuUsage();
+  const writerStart = writerCpuSeconds();
   let write = 0;
+  let waited = 0;
   const ahead = startEmbedAhead(staticEmbedder);
   const parse = (at: number) => {
     const batches = parseUnits(chunks[at]!);
@@ -52,6 +57,7 @@ try {
     const t = performance.now();
     const { batches, vectors } = next;
     const staticVectors = await vectors;
+    waited += performance.now() - t;
     if (at + 1 < chunks.length) next = parse(at + 1);
     writeBatches(gllam.store, batches, { staticEmbedder, staticVectors });
     write += performance.now() - t;
@@ -62,15 +68,18 @@ try {
   const checkpoint = performance.now() - t;
   const wall = (write + checkpoint) / 1000;
   const used = process.cpuUsage(cpuStart);
+  const writerCpu = writerCpuSeconds() - writerStart;
   const ioAfter = io();
   console.log(
     JSON.stringify({
       turns: count,
       turns_per_s: Math.round(count / wall),
       turns_per_cpu_s: Math.round(count / ((used.user + used.system) / 1e6)),
+      turns_per_writer_cpu_s: Math.round(count / writerCpu),
       user_s: used.user / 1e6,
       system_s: used.system / 1e6,
       checkpoint_s: checkpoint / 1000,
+      waited_for_worker_s: waited / 1000,
       read_kb_per_turn: Math.round((ioAfter.read_bytes! - ioBefore.read_bytes!) / count / 100) / 10,
       written_kb_per_turn: Math.round((ioAfter.write_bytes! - ioBefore.write_bytes!) / count / 100) / 10,
       load_before: loadBefore,
