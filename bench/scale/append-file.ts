@@ -50,16 +50,16 @@ try {
   const ahead = startEmbedAhead(staticEmbedder);
   const parse = (at: number) => {
     const batches = parseUnits(chunks[at]!);
-    return { batches, vectors: ahead?.embed(batches) };
+    return { batches, staticAhead: ahead?.embed(gllam.store.db(), batches) };
   };
   let next = parse(0);
   for (let at = 0; at < chunks.length; at++) {
     const t = performance.now();
-    const { batches, vectors } = next;
-    const staticVectors = await vectors;
+    const { batches } = next;
+    const staticAhead = await next.staticAhead;
     waited += performance.now() - t;
     if (at + 1 < chunks.length) next = parse(at + 1);
-    writeBatches(gllam.store, batches, { staticEmbedder, staticVectors });
+    writeBatches(gllam.store, batches, { staticEmbedder, staticAhead });
     write += performance.now() - t;
   }
   await ahead?.close();

@@ -163,7 +163,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const docOf = new Map<number, string>();
   const baseRss = rssMb();
   let modelRss: number | null = null;
-  const ahead = startEmbedAhead(options.staticEmbedder);
+  const embedAhead = startEmbedAhead(options.staticEmbedder);
   try {
     let stored = 0;
     for (const size of sizes) {
@@ -174,17 +174,17 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       // pipeline, embed-ahead.ts); the wait for its vectors counts as ingest time, the worker's CPU too.
       const parse = (from: number) => {
         const batches = parseUnits(corpusSlice(corpus, from, Math.min(size, from + INGEST_CHUNK)));
-        return { batches, vectors: ahead?.embed(batches) };
+        return { batches, ahead: embedAhead?.embed(gllam.store.db(), batches) };
       };
       let next = stored < size ? parse(stored) : undefined;
       while (next) {
         const to = Math.min(size, stored + INGEST_CHUNK);
         const started = performance.now();
         const cpuStart = process.cpuUsage();
-        const { batches, vectors } = next;
-        const staticVectors = await vectors;
+        const { batches, ahead } = next;
+        const staticAhead = await ahead;
         next = to < size ? parse(to) : undefined;
-        writeBatches(gllam.store, batches, { staticEmbedder: options.staticEmbedder, staticVectors });
+        writeBatches(gllam.store, batches, { staticEmbedder: options.staticEmbedder, staticAhead });
         if (Math.floor(to / 100_000) > Math.floor(stored / 100_000)) gllam.checkpointWAL("TRUNCATE");
         wall += (performance.now() - started) / 1000;
         cpu += cpuSeconds(cpuStart);
@@ -218,7 +218,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
     }
     return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0 };
   } finally {
-    await ahead?.close();
+    await embedAhead?.close();
     gllam.close();
     if (folder) rmSync(folder, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import type { Store } from "../engine/store.ts";
 import type { WALCheckpointManager } from "../engine/wal.ts";
 import { ScopeSchema } from "../memory/types.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { selectAhead, type StaticAhead } from "./static-vectors.ts";
 import { checkEpisode, checkSession, insertEpisodes, parseEpisodes, type ParsedBatch, type ParsedEpisode, type ParsedSession } from "./episodes.ts";
 import { openSource, statSourceFile, type FileIdentity, type ReadSourceOptions, type Source } from "./formats/read-source.ts";
 import type { BadRecord, FormatName, IngestUnit } from "./formats/source.ts";
@@ -246,8 +247,8 @@ function useIngestSettings(store: Store): () => void {
 
 export type WriteUnitsOptions = {
   staticEmbedder?: StaticEmbedder;
-  /** The static vectors of every episode of the batches, in order (embedAhead), so none is embedded on the writer's thread. */
-  staticVectors?: Float32Array[];
+  /** The static vectors (and cells) of every episode of the batches, in order, computed ahead (embed-ahead.ts), so none is computed on the writer's thread. */
+  staticAhead?: StaticAhead;
 };
 export type WriteCounts = { episodes: number; inserted: number; duplicates: number; mentions: number };
 
@@ -270,8 +271,9 @@ export function writeBatches(store: Store, batches: ParsedBatch[], options: Writ
     // pending terms into a segment each time (16% of the bench's ingest time at 100K).
     store.transaction(() => {
       for (const batch of batches) {
-        const staticVectors = options.staticVectors?.slice(totals.episodes, totals.episodes + batch.episodes.length);
-        const result = insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder, staticVectors });
+        const at = totals.episodes;
+        const staticAhead = options.staticAhead && selectAhead(options.staticAhead, batch.episodes.map((_, i) => at + i));
+        const result = insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder, staticAhead });
         totals.episodes += batch.episodes.length;
         totals.inserted += result.inserted;
         totals.duplicates += result.duplicates;

@@ -4,7 +4,8 @@ import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { startEmbedAhead } from "../../src/episodic/embed-ahead.ts";
 import { insertEpisodes, parseEpisodes } from "../../src/episodic/episodes.ts";
-import { buildScopeCells } from "../../src/episodic/episode-cells.ts";
+import { buildScopeCells, tierCentroids } from "../../src/episodic/episode-cells.ts";
+import { episodeEmbeddingText } from "../../src/episodic/vectors.ts";
 import type { IngestUnit } from "../../src/episodic/formats/source.ts";
 import { parseUnits, writeBatches, writeUnits } from "../../src/episodic/ingest.ts";
 import type { Gllam } from "../../src/gllam/gllam.ts";
@@ -43,8 +44,9 @@ describe("static vectors embedded ahead in a worker", () => {
       try {
         for (const [i, units] of chunks.entries()) {
           const batches = parseUnits(units);
-          const staticVectors = await embedAhead?.embed(batches);
-          counts.push(writeBatches(gllam.store, batches, { staticEmbedder, staticVectors }));
+          const staticAhead = await embedAhead?.embed(gllam.db(), batches);
+          if (ahead) expect(staticAhead?.cells !== undefined).toBe(i > 0);
+          counts.push(writeBatches(gllam.store, batches, { staticEmbedder, staticAhead }));
           // After the first chunk the scope gets its cells: later vectors go to the cells only.
           if (i === 0) gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
         }
@@ -77,8 +79,29 @@ describe("static vectors embedded ahead in a worker", () => {
   test("vectors that do not match the batch are refused, and nothing of the batch is written", async () => {
     const gllam = await openTempGllam(makeTempDir(), { embedder: hash, staticEmbedder });
     const batch = parseEpisodes(unit("a", 3).episodes);
-    await expectGllamError(() => gllam.store.transaction(() => insertEpisodes(gllam.db(), batch, { staticEmbedder, staticVectors: staticEmbedder.embedSync(["one", "two"]) })), "E_INTERNAL");
+    await expectGllamError(() => gllam.store.transaction(() => insertEpisodes(gllam.db(), batch, { staticEmbedder, staticAhead: { vectors: staticEmbedder.embedSync(["one", "two"]) } })), "E_INTERNAL");
     expect(gllam.stats().tables.episodes).toBe(0);
     gllam.close();
+  });
+
+  test("cells assigned with centroids that are no longer the tier's are assigned again on the writer's thread", async () => {
+    const cellsOf = async (stale: boolean) => {
+      const gllam = await openTempGllam(makeTempDir(), { embedder: hash, staticEmbedder });
+      writeUnits(gllam.store, [unit("a", 200)], { staticEmbedder });
+      gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
+      const batches = parseUnits([unit("b", 50)]);
+      const vectors = staticEmbedder.embedSync(batches[0]!.episodes.map(episodeEmbeddingText));
+      const centroids = tierCentroids(gllam.db(), "static")!;
+      // Other centroids (a rebuild since), and cells that no assignment would give.
+      const other = { ...centroids, fine: centroids.fine.map((x) => -x) };
+      const staticAhead = stale ? { vectors, cells: { centroids: other, cells: new Int32Array(50).fill(7) } } : undefined;
+      writeBatches(gllam.store, batches, { staticEmbedder, staticAhead });
+      const cells = gllam.db().query("SELECT episode_id, cell FROM episode_static_cells ORDER BY episode_id").all();
+      gllam.close();
+      return cells;
+    };
+    const stale = await cellsOf(true);
+    expect(new Set(stale.map((row) => (row as { cell: number }).cell)).size).toBeGreaterThan(1);
+    expect(stale).toEqual(await cellsOf(false));
   });
 });
