@@ -75,6 +75,8 @@ export type ScaleBenchResult = {
   questions: number;
   static_embedder: string;
   model_sample: number;
+  /** Ingest chunks whose static vectors and cells the worker computed (embed-ahead.ts), and those it failed (then the writer's thread did). */
+  embedded_ahead: { chunks: number; failed: number };
 };
 
 type Question = { text: string; relevant: Set<string> };
@@ -216,7 +218,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0 };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: { chunks: embedAhead?.answered ?? 0, failed: embedAhead?.failed ?? 0 } };
   } finally {
     await embedAhead?.close();
     gllam.close();

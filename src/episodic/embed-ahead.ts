@@ -23,6 +23,9 @@ export type EmbedAhead = {
   embed(db: Database, batches: ParsedBatch[]): Promise<StaticAhead | undefined>;
   /** Terminates the worker (its memory goes with it). */
   close(): Promise<void>;
+  /** Chunks the worker answered, and those left to the writer's thread (it failed). */
+  readonly answered: number;
+  readonly failed: number;
 };
 
 /**
@@ -50,7 +53,15 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
   worker.unref();
   let nextId = 1;
   let closed = false;
+  let answered = 0;
+  let failed = 0;
   return {
+    get answered() {
+      return answered;
+    },
+    get failed() {
+      return failed;
+    },
     embed(db, batches) {
       if (closed) return Promise.resolve(undefined);
       const id = nextId++;
@@ -61,7 +72,11 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
       worker.postMessage({ type: "chunk", id, texts, centroids } satisfies AheadRequest);
       return reply.then((answer) => {
         if (waiting.size === 0) worker.unref();
-        if (answer?.type !== "vectors" || answer.packed.length !== texts.length * answer.dims) return undefined;
+        if (answer?.type !== "vectors" || answer.packed.length !== texts.length * answer.dims) {
+          failed++;
+          return undefined;
+        }
+        answered++;
         const vectors = Array.from({ length: texts.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
         return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells } };
       });
