@@ -10,6 +10,8 @@ import type { IngestUnit } from "../../src/episodic/formats/source.ts";
 import { parseUnits, writeBatches, writeUnits } from "../../src/episodic/ingest.ts";
 import type { Gllam } from "../../src/gllam/gllam.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
+import { writeFileSync } from "node:fs";
+import type { StaticEmbedder } from "../../src/embed/static/static-embedder.ts";
 
 const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
 const staticEmbedder = loadStaticEmbedder();
@@ -104,4 +106,36 @@ describe("static vectors embedded ahead in a worker", () => {
     expect(new Set(stale.map((row) => (row as { cell: number }).cell)).size).toBeGreaterThan(1);
     expect(stale).toEqual(await cellsOf(false));
   });
+
+  test("gllam ingest of more than a chunk embeds ahead: the same rows, vectors and cells as without the worker, the job's count right", async () => {
+    const dir = makeTempDir();
+    const file = (name: string, n: number, from: number) => {
+      const path = join(dir, name);
+      writeFileSync(path, Array.from({ length: n }, (_, i) => JSON.stringify({ session_id: `s${(from + i) % 13}`, speaker: i % 2 ? "Ann" : "Bob", content: `turn ${from + i}: ${TOPICS[(from + i) % TOPICS.length]}` })).join("\n"));
+      return path;
+    };
+    const first = file("first.jsonl", 300, 0);
+    const second = file("second.jsonl", 5600, 300);
+    // Without a spec the embedder cannot be rebuilt in a worker: everything on the writer's thread.
+    const inline: StaticEmbedder = { ...staticEmbedder, spec: undefined };
+    const ingest = async (embedder: StaticEmbedder) => {
+      const gllam = await openTempGllam(makeTempDir(), { embedder: hash, staticEmbedder: embedder });
+      await gllam.ingestFiles([first]);
+      gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
+      // After each chunk: the episodes written so far, and the ingest job's resumption point.
+      const progress: [number, number][] = [];
+      const jobDone = () => (JSON.parse((gllam.db().query("SELECT state FROM maintenance_jobs WHERE kind = 'ingest' ORDER BY id DESC").get() as { state: string }).state) as { done: number }).done;
+      const report = await gllam.ingestFiles([second], {}, (done) => progress.push([done, jobDone()]));
+      return { gllam, report, progress };
+    };
+    const plain = await ingest(inline);
+    const ahead = await ingest(staticEmbedder);
+    expect(ahead.report).toMatchObject({ inserted: 5600, duplicates: 0 });
+    const rows = storedRows(ahead.gllam);
+    expect(rows).toEqual(storedRows(plain.gllam));
+    expect(rows.cells).toHaveLength(5900);
+    expect(ahead.progress).toEqual([[5000, 5000], [5600, 5600]]);
+    expect(plain.progress).toEqual(ahead.progress);
+    for (const gllam of [plain.gllam, ahead.gllam]) gllam.close();
+  }, 30_000);
 });
