@@ -166,8 +166,9 @@ export function assignCells(centroids: Centroids, vectors: Float32Array[]): Int3
 /** Cells assigned ahead (assignCells, off the writer's thread), one per item, with these centroids: used only while the tier's centroids are still these. */
 export type AssignedCells = { centroids: Centroids; cells: Int32Array };
 
-const sameCentroids = (a: Centroids, b: Centroids) =>
-  a.dims === b.dims && a.coarse.length === b.coarse.length && a.fine.length === b.fine.length && a.coarse.every((x, i) => x === b.coarse[i]) && a.fine.every((x, i) => x === b.fine[i]);
+/** Byte for byte (a memcmp: this runs once per unit written, on the writer's thread). */
+const sameBytes = (a: Float32Array, b: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const sameCentroids = (a: Centroids, b: Centroids) => a.dims === b.dims && sameBytes(a.coarse, b.coarse) && sameBytes(a.fine, b.fine);
 
 /** The `probes` cells whose centroids are nearest a unit query vector, nearest first. */
 export function nearestCells(centroids: Centroids, q: Float32Array, probes: number): number[] {
