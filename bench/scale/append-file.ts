@@ -51,6 +51,7 @@ try {
   const writerStart = writerCpuSeconds();
   let write = 0;
   let waited = 0;
+  const waits: number[] = [];
   const parse = (at: number) => {
     const batches = parseUnits(chunks[at]!);
     return { batches, staticAhead: ahead?.embed(gllam.store.db(), batches) };
@@ -62,6 +63,7 @@ try {
     const t = performance.now();
     const { batches } = next;
     const staticAhead = await next.staticAhead;
+    waits.push(Math.round(performance.now() - t));
     waited += performance.now() - t;
     if (at + 1 < chunks.length) next = parse(at + 1);
     writeBatches(gllam.store, batches, { staticEmbedder, staticAhead });
@@ -70,7 +72,10 @@ try {
   const t = performance.now();
   gllam.checkpointWAL("TRUNCATE");
   const checkpoint = performance.now() - t;
-  const wall = (write + checkpoint) / 1000;
+  // The first chunk's wait fills the pipeline (nothing was written while the worker embedded it):
+  // once per ingest, 1 chunk of 180 from 100K to 1M in the bench, 1 of 8 here; left out of the rate.
+  const fill = (waits[0] ?? 0) / 1000;
+  const wall = (write + checkpoint) / 1000 - fill;
   const used = process.cpuUsage(cpuStart);
   const writerCpu = writerCpuSeconds() - writerStart;
   const ioAfter = io();
@@ -83,7 +88,9 @@ try {
       user_s: used.user / 1e6,
       system_s: used.system / 1e6,
       checkpoint_s: checkpoint / 1000,
-      waited_for_worker_s: waited / 1000,
+      pipeline_fill_s: fill,
+      waited_for_worker_s: waited / 1000 - fill,
+      waits_ms: waits,
       read_kb_per_turn: Math.round((ioAfter.read_bytes! - ioBefore.read_bytes!) / count / 100) / 10,
       written_kb_per_turn: Math.round((ioAfter.write_bytes! - ioBefore.write_bytes!) / count / 100) / 10,
       load_before: loadBefore,
