@@ -7,7 +7,10 @@
  */
 import type { Store } from "../engine/store.ts";
 import { readEpisodes } from "../episodic/episodes.ts";
-import { episodeNeighbours, episodeSpeakers } from "../episodic/lookup.ts";
+import { episodeNeighbours, episodeSpeakers, matchesMoreThan } from "../episodic/lookup.ts";
+import { tokenizeWords } from "../episodic/linker.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { ftsMatchExpression } from "../retrieval/query-text.ts";
 import type { EpisodeRow } from "../memory/types.ts";
 import { nodesMentionedBy } from "../episodic/mentions.ts";
 import { getEpisodicSummaries } from "../episodic/summaries.ts";
@@ -18,6 +21,7 @@ import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
 import { excerptFor, queryScorer } from "./excerpt.ts";
 import { expansionTerms } from "./expansion.ts";
+import { nearestWords, wordSpaceOf } from "./word-space.ts";
 import { episodeGroup, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
 
 /** How the rounds weigh against the first; chosen on LoCoMo dev as general settings, not per question type. */
@@ -39,6 +43,16 @@ export const EPISODE_WEIGHTS = {
   semantic: 40,
   semanticWeight: 0.85,
   semanticSpeakerBoost: 1,
+  /**
+   * A lexical round with the query and the scope's words nearest each of its content words in the
+   * static space (src/router/word-space.ts): turns that hold a member of a category the question
+   * names ("activities": camping, swimming). nearWords per query word, at a centred cosine of at
+   * least nearFloor.
+   */
+  near: 20,
+  nearWeight: 0.6,
+  nearWords: 8,
+  nearFloor: 0.45,
   /** Each episode gains this share of its session's score (best episode, then the next at sessionDecay^i): evidence clusters in matching sessions. 0.1 helped on both dev sets; 0.4 helped LoCoMo and hurt LongMemEval. */
   sessionBoost: 0.1,
   sessionDecay: 0.5,
@@ -89,6 +103,12 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
   }
   for (const { hit, value } of vectorRanking(store, firstSearch)) offer(hit, value * W.semanticWeight);
+  const near = tiers.static ? nearTerms(store, tiers.static, firstSearch) : [];
+  if (near.length > 0) {
+    searches++;
+    const hits = (await searchEpisodes(store, tiers, `${query} ${near.join(" ")}`, { ...lexical, k: W.near })).hits;
+    for (const { hit, value } of normalised(hits)) offer(hit, value * W.nearWeight);
+  }
   const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
   const mentionedNodeIds = nodesMentionedBy(store.dbRO(), seeds);
   // The second round runs when the graph names what the first hits mention, or the question joins
@@ -116,6 +136,34 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     episodeId: e.episodeId,
   }));
   return { items: [...items, ...summaryItems(store, options, rows, values)], mentionedNodeIds, searches };
+}
+
+/**
+ * The words of the static table nearest the query's content words (speakers' names aside) that
+ * some episode of the file says, other than the query's words and their variants (a shared
+ * four-letter start: BM25's stemming already finds those).
+ */
+function nearTerms(store: Store, embedder: StaticEmbedder, search: EpisodeSearchResult): string[] {
+  const speakerWords = new Set(search.speakers.flatMap((speaker) => tokenizeWords(speaker)));
+  const terms = search.terms.filter((term) => term.length > 2 && !speakerWords.has(term) && !/^\d+$/.test(term));
+  if (terms.length === 0) return [];
+  const space = wordSpaceOf(embedder);
+  const db = store.dbRO();
+  const own = new Set(terms);
+  const said = (word: string) => matchesMoreThan(db, ftsMatchExpression([word], false)!, 0);
+  const near = new Set<string>();
+  for (const term of terms) {
+    const variant = (word: string) => word.slice(0, 4) === term.slice(0, 4);
+    const candidates = nearestWords(space, term, { count: EPISODE_WEIGHTS.nearWords * 3, floor: EPISODE_WEIGHTS.nearFloor });
+    let taken = 0;
+    for (const { word } of candidates) {
+      if (taken >= EPISODE_WEIGHTS.nearWords) break;
+      if (own.has(word) || near.has(word) || variant(word) || !said(word)) continue;
+      near.add(word);
+      taken++;
+    }
+  }
+  return [...near];
 }
 
 /**

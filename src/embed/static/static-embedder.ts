@@ -11,6 +11,8 @@ import { forEachWord } from "./words.ts";
 
 export type StaticEmbedder = Embedder & {
   readonly kind: "static";
+  /** The table's word list (as written), most frequent first: the words it has rows of. */
+  readonly words: readonly string[];
   embedSync(texts: string[]): Float32Array[];
 };
 
@@ -96,7 +98,7 @@ export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): S
     return texts.map(embedText);
   }
 
-  return { kind: "static", modelVersion: table.modelVersion, dims, spec, embedSync, embed: async (texts) => embedSync(texts) };
+  return { kind: "static", modelVersion: table.modelVersion, dims, spec, words: table.words, embedSync, embed: async (texts) => embedSync(texts) };
 }
 
 /** A unit vector as int8 for storage (cosine distance ignores the per-vector scale). */
