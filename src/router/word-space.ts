@@ -4,11 +4,13 @@
  * no word with the turns that hold it ("signed up for a pottery class", "went camping"), but a
  * category's members are often near it in the static space ("countries": spain, sweden; "pets":
  * dog, cat). Vectors are centred on the list's mean before the cosine: raw static vectors share a
- * common direction that makes every frequent word look near every other ("the", "and"). Only the
- * table's leading principal directions are kept: 96 of 256 find the same neighbours at a quarter
- * of the cost (about 1 ms per word over 30,000). Pure apart from the per-embedder cache.
+ * common direction that makes every frequent word look near every other ("the", "and"). Of a table
+ * projected on its principal directions (the shipped one: 256 of the model's 512), only the leading
+ * 96 are kept: they find the same neighbours at a quarter of the cost (about 1 ms per word over
+ * 30,000). Pure apart from the per-embedder cache.
  */
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { LOCAL_MODEL_DIMS } from "../embed/local-model-version.ts";
 import { isStopWord } from "../retrieval/query-text.ts";
 
 export type WordSpace = {
@@ -29,8 +31,8 @@ export const SPACE_DIMS = 96;
 const NEIGHBOURS_KEPT = 32;
 const CACHED_WORDS = 10_000;
 
-/** The space of the given words and their vectors (same order), on the vectors' first `dims` dimensions. */
-export function createWordSpace(words: string[], vectors: Float32Array[], dims = SPACE_DIMS): WordSpace {
+/** The space of the given words and their vectors (same order), on the vectors' first `dims` dimensions (default: all). */
+export function createWordSpace(words: string[], vectors: Float32Array[], dims = Infinity): WordSpace {
   dims = Math.min(dims, vectors[0]?.length ?? 0);
   const mean = new Float64Array(dims);
   for (const vector of vectors) for (let k = 0; k < dims; k++) mean[k]! += vector[k]! / vectors.length;
@@ -89,7 +91,8 @@ export function wordSpaceOf(embedder: StaticEmbedder): WordSpace {
   let space = spaces.get(embedder);
   if (!space) {
     const words = spaceWords(embedder.words);
-    space = createWordSpace(words, embedder.embedSync(words));
+    // A table of the model's full width is not projected: its leading dimensions are no better than others.
+    space = createWordSpace(words, embedder.embedSync(words), embedder.dims < LOCAL_MODEL_DIMS ? SPACE_DIMS : Infinity);
     spaces.set(embedder, space);
   }
   return space;
