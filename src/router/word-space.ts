@@ -31,22 +31,29 @@ export const SPACE_DIMS = 96;
 const NEIGHBOURS_KEPT = 32;
 const CACHED_WORDS = 10_000;
 
-/** The space of the given words and their vectors (same order), on the vectors' first `dims` dimensions (default: all). */
-export function createWordSpace(words: string[], vectors: Float32Array[], dims = Infinity): WordSpace {
-  dims = Math.min(dims, vectors[0]?.length ?? 0);
-  const mean = new Float64Array(dims);
-  for (const vector of vectors) for (let k = 0; k < dims; k++) mean[k]! += vector[k]! / vectors.length;
+/**
+ * The space of the given words on the first `dims` dimensions (default: all) of their vectors,
+ * which `read` writes, one word at a time, into a buffer of `width` (the vectors' length).
+ */
+export function createWordSpace(words: string[], read: (word: string, into: Float32Array) => void, width: number, dims = Infinity): WordSpace {
+  dims = Math.min(dims, width);
   const rows = new Float32Array(words.length * dims);
-  vectors.forEach((vector, i) => {
-    const at = i * dims;
+  const buffer = new Float32Array(width);
+  const mean = new Float64Array(dims);
+  words.forEach((word, i) => {
+    read(word, buffer);
+    for (let k = 0; k < dims; k++) mean[k]! += buffer[k]! / words.length;
+    rows.set(buffer.subarray(0, dims), i * dims);
+  });
+  for (let at = 0; at < rows.length; at += dims) {
     let norm = 0;
     for (let k = 0; k < dims; k++) {
-      rows[at + k] = vector[k]! - mean[k]!;
+      rows[at + k]! -= mean[k]!;
       norm += rows[at + k]! * rows[at + k]!;
     }
     norm = Math.sqrt(norm) || 1;
     for (let k = 0; k < dims; k++) rows[at + k]! /= norm;
-  });
+  }
   return { words, rowOf: new Map(words.map((word, i) => [word, i])), dims, rows, neighbours: new Map() };
 }
 
@@ -86,13 +93,13 @@ export const spaceWords = (words: readonly string[]) => [...new Set(words.map((w
 
 const spaces = new WeakMap<StaticEmbedder, WordSpace>();
 
-/** The word space of a static embedder's table, built on first use (150-400 ms for its 30,000 words) and kept. */
+/** The word space of a static embedder's table, built on first use and kept. */
 export function wordSpaceOf(embedder: StaticEmbedder): WordSpace {
   let space = spaces.get(embedder);
   if (!space) {
     const words = spaceWords(embedder.words);
     // A table of the model's full width is not projected: its leading dimensions are no better than others.
-    space = createWordSpace(words, embedder.embedSync(words), embedder.dims < LOCAL_MODEL_DIMS ? SPACE_DIMS : Infinity);
+    space = createWordSpace(words, (word, into) => embedder.wordVector(word, into), embedder.dims, embedder.dims < LOCAL_MODEL_DIMS ? SPACE_DIMS : Infinity);
     spaces.set(embedder, space);
   }
   return space;

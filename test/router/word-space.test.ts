@@ -5,10 +5,12 @@ import { createWordSpace, nearestWords, spaceWords } from "../../src/router/word
 const common = (tail: number[]) => Float32Array.from([5, ...tail]);
 const words = ["cat", "dog", "car", "bus", "tea"];
 const vectors = [common([1, 0.9, 0, 0]), common([0.9, 1, 0, 0]), common([0, 0, 1, 0.9]), common([0, 0, 0.9, 1]), common([0.1, 0.1, 0.1, 0.1])];
+const read = (word: string, into: Float32Array) => into.set(vectors[words.indexOf(word)]!);
+const spaceOf = (dims?: number) => createWordSpace(words, read, 5, dims);
 
 describe("word space", () => {
   test("centred on the words' mean, a word's neighbours are those sharing its own direction", () => {
-    const space = createWordSpace(words, vectors);
+    const space = spaceOf();
     expect(nearestWords(space, "cat", { count: 2, floor: 0.5 }).map((near) => near.word)).toEqual(["dog"]);
     expect(nearestWords(space, "car", { count: 3, floor: -1 }).map((near) => near.word)[0]).toBe("bus");
   });
@@ -19,7 +21,7 @@ describe("word space", () => {
   });
 
   test("the floor, the count and the word itself are honoured; a word outside the space has no neighbours", () => {
-    const space = createWordSpace(words, vectors);
+    const space = spaceOf();
     const all = nearestWords(space, "cat", { count: 10, floor: -1 });
     expect(all.map((near) => near.word)).not.toContain("cat");
     expect(all.length).toBe(4);
@@ -30,14 +32,14 @@ describe("word space", () => {
   });
 
   test("a lower floor after a higher one finds the words the first left out (the kept list is not reused)", () => {
-    const space = createWordSpace(words, vectors);
+    const space = spaceOf();
     expect(nearestWords(space, "cat", { count: 10, floor: 0.5 }).length).toBe(1);
     expect(nearestWords(space, "cat", { count: 10, floor: -1 }).length).toBe(4);
   });
 
   test("only the first dims dimensions count when asked", () => {
     // On the first two dimensions (the common one and cat/dog's), car and bus differ from tea only by it.
-    const space = createWordSpace(words, vectors, 2);
+    const space = spaceOf(2);
     expect(space.dims).toBe(2);
     expect(nearestWords(space, "cat", { count: 1, floor: -1 })[0]!.word).toBe("dog");
   });
