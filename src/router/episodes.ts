@@ -1,6 +1,7 @@
 /**
  * The episodes a query needs, as context items with values: the hybrid search's hits, hits inside
- * the query's date windows (boosted), a second round from what the first hits mention (entities in
+ * the query's date windows (boosted), a round with the words nearest the query's in the static
+ * space (a category's members: "countries" -> spain), a second round from what the first hits mention (entities in
  * episode_mentions and their graph neighbours, and the first hits' own distinctive words), the
  * turns next to strong hits (an answer often follows the question it answers), and the summaries
  * of the sessions the hits come from.
