@@ -114,16 +114,19 @@ export class NearestK {
 
 type ChunkRow = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
 
+/** A partition's keys, in the order the vec0 table declares them (scope, or scope and cell). */
+type PartitionKeys = [string] | [string, number];
+
 /**
  * The k nearest episodes to an int8 query among the vectors of a vec0 table (episode_id primary
- * key, two partition keys) in the given partitions, nearest first, ties newest first. A vector
+ * key, its partition keys) in the given partitions, nearest first, ties newest first. A vector
  * with no direction (all zeros) has no distance and is never a neighbour.
  */
-export function scanInt8Partitions(db: Database, table: string, partitions: [string, number][], query: Int8Array, k: number): EpisodeHit[] {
-  const chunks = db.query<ChunkRow, [string, number]>(
-    `SELECT c.validity, c.rowids, v.vectors FROM "${table}_chunks" c JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id WHERE c.partition00 = ? AND c.partition01 = ?`,
-  );
+export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number): EpisodeHit[] {
   const nearest = new NearestK(k);
+  if (partitions.length === 0) return [];
+  const keys = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
+  const chunks = db.query<ChunkRow, PartitionKeys>(`SELECT c.validity, c.rowids, v.vectors FROM "${table}_chunks" c JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id WHERE ${keys}`);
   const dims = query.length;
   for (const partition of partitions) {
     for (const chunk of chunks.iterate(...partition)) {

@@ -100,7 +100,15 @@ describe("scanning a vec0 table's chunks", () => {
       union.sort((a, b) => a.distance - b.distance || b.episodeId - a.episodeId);
       expect(scanInt8Partitions(db, "t", [0, 1, 2, 3, 4].map((cell) => ["a", cell] as [string, number]), q, 20)).toEqual(union.slice(0, 20));
     }
+    // A table partitioned by scope alone (episode_static_vectors): the scope's k nearest, as vec0 finds them.
+    db.run("CREATE VIRTUAL TABLE s USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, embedding int8[32] distance_metric=cosine, chunk_size=8)");
+    db.run("INSERT INTO s (episode_id, scope, embedding) SELECT episode_id, scope, embedding FROM t WHERE episode_id < 1000");
+    const q = randomInt8(random, 32);
+    const byScope = db.query<{ episodeId: number; distance: number }, [Int8Array, string]>("SELECT episode_id AS episodeId, distance FROM s WHERE embedding MATCH vec_int8(?) AND k = 1000 AND scope = ? ORDER BY distance").all(q, "b");
+    byScope.sort((a, b) => a.distance - b.distance || b.episodeId - a.episodeId);
+    expect(scanInt8Partitions(db, "s", [["b"]], q, 15)).toEqual(byScope.slice(0, 15));
     expect(scanInt8Partitions(db, "t", [["a", 1]], pool[0]!, 1000).map((hit) => hit.episodeId)).not.toContain(1000);
+    expect(scanInt8Partitions(db, "t", [], pool[0]!, 10)).toEqual([]);
     expect(scanInt8Partitions(db, "t", [["c", 1]], pool[0]!, 10)).toEqual([]);
     db.close();
   });
