@@ -7,7 +7,8 @@
  * dot products), trained once per file and tier on a sample of the first scope to reach
  * SCOPE_THRESHOLD vectors. From then on that scope's vectors are copied, with their cell, into the
  * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES[tier]
- * cells nearest to it, exactly within each. Smaller scopes keep brute-force KNN.
+ * cells nearest to it, exactly within each: static cells by reading their chunks and scoring them
+ * in WebAssembly (int8-scan.ts), model cells by a vec0 query each. Smaller scopes keep brute-force KNN.
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
  * of a tier) drops that tier's cells and the next write to a large scope rebuilds them, and import
@@ -264,8 +265,9 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
 
 /**
  * KNN over the tier's cells nearest the query; undefined when the scope has no cells (brute force
- * then). Each cell is asked first for a few neighbours (the cost of a vec0 query grows with k: 0.13
- * ms at k = 10, 0.27 at 100 for a cell of ~400 int8 vectors); only a cell whose last one is still
+ * then). Static cells are scanned (int8-scan.ts). For the model tier, each cell is asked first for
+ * a few neighbours (the cost of a vec0 query grows with k: 0.13 ms at k = 10, 0.27 at 100 for a
+ * cell of ~400 int8 vectors); only a cell whose last one is still
  * nearer than the k-th best found so far may hold more of the top k, and only it is asked again
  * for k. The answer is the same as asking every cell for k.
  */
@@ -275,8 +277,8 @@ export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k
   if (!centroids) return undefined;
   const { episodeCells, sqlVector } = VECTOR_TIERS[tier];
   const probed = nearestCells(centroids, unit(vector), probes);
-  // Static (int8) cells are read chunk by chunk and scored in WebAssembly: the same distances, ~25x
-  // faster than a vec0 query per cell (int8-scan.ts). The model tier's float cells stay with vec0.
+  // Static (int8) cells are read chunk by chunk and scored in WebAssembly: the same distances, at
+  // about a third of the time of a vec0 query per cell (int8-scan.ts). Model (float) cells stay with vec0.
   if (tier === "static" && scannable(centroids.dims)) return scanInt8Partitions(db, episodeCells, probed.map((cell) => [scope, cell]), toInt8Vector(vector), k);
   const query = db.query<EpisodeHit, [Int8Array | Float32Array, number, string, number]>(
     `SELECT episode_id AS episodeId, distance FROM ${episodeCells} WHERE embedding MATCH ${sqlVector} AND k = ? AND scope = ? AND cell = ?`,
