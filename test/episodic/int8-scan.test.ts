@@ -10,15 +10,8 @@ function randomInt8(random: () => number, dims: number): Int8Array {
 
 /** sqlite-vec 0.1.9's distance_cosine_int8, written plainly: integer sums, then 1 - dot / (|v| |q|) rounded to float. */
 function plainDistance(v: Int8Array, q: Int8Array): number {
-  let dot = 0;
-  let vv = 0;
-  let qq = 0;
-  for (let i = 0; i < q.length; i++) {
-    dot += v[i]! * q[i]!;
-    vv += v[i]! * v[i]!;
-    qq += q[i]! * q[i]!;
-  }
-  return Math.fround(1 - dot / (Math.sqrt(vv) * Math.sqrt(qq)));
+  const sum = (term: (i: number) => number) => Array.from(q, (_, i) => term(i)).reduce((a, b) => a + b, 0);
+  return Math.fround(1 - sum((i) => v[i]! * q[i]!) / (Math.sqrt(sum((i) => v[i]! ** 2)) * Math.sqrt(sum((i) => q[i]! ** 2))));
 }
 
 const vecPath = await resolveVecExtension();
