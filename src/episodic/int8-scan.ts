@@ -134,15 +134,13 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   const keys = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
   const chunks = db.query<ChunkRow, PartitionKeys>(`SELECT c.validity, c.rowids, v.vectors FROM "${table}_chunks" c JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id WHERE ${keys}`);
   const dims = query.length;
-  // The distances are copied out of the kernel's memory first: JavaScriptCore reads a typed array
-  // over a WebAssembly memory (which may grow) on a slow path, ~10x slower per element here.
-  let distances = new Float32Array(0);
+  // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
+  // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
   for (const partition of partitions) {
     for (const chunk of chunks.iterate(...partition)) {
       const count = chunk.vectors.length / dims;
-      if (distances.length < count) distances = new Float32Array(count);
-      distances.set(int8Distances(query, chunk.vectors, count));
+      const distances = int8Distances(query, chunk.vectors, count);
       const { validity } = chunk;
       for (let i = 0; i < count; i++) {
         const distance = distances[i]!;
