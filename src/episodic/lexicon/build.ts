@@ -1,0 +1,157 @@
+/**
+ * Keeping the episode lexicon: a scope that reaches 50K episodes gets one, and from then on
+ * every 4,096 episodes past the last block become a new block, in the transaction that wrote
+ * them. Blocks of a level merge eight at a time into one of the next level (a log-structured
+ * merge), so a term is read from a few dozen rows at a million episodes. Forgetting an episode
+ * indexes its block again (reindexLexiconBlocks), so merges only concatenate.
+ */
+import type { Database } from "bun:sqlite";
+import { concatPostings, encodePostings, type Posting } from "./postings.ts";
+import { lexiconTerms } from "./terms.ts";
+
+/**
+ * from: a scope gets a lexicon at this many episodes (where it gets vector cells too; a smaller
+ * scope is ranked by FTS5 fast enough). block: episodes per new block. fanout: blocks of a level
+ * merged into one of the next. Tests make them small.
+ */
+export type LexiconSizes = { from: number; block: number; fanout: number };
+export const LEXICON_SIZES: LexiconSizes = { from: 50_000, block: 4_096, fanout: 8 };
+
+type IndexedRow = { id: number; content: string; context: string; previousId: number | null };
+
+/** The postings of consecutive turns, by term; a turn's terms are reused as the next turn's context. */
+export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, Posting[]>; tokens: number } {
+  const byTerm = new Map<string, Posting[]>();
+  let tokens = 0;
+  let previous: { id: number; terms: string[] } | undefined;
+  for (const row of rows) {
+    const own = lexiconTerms(row.content);
+    const before = row.previousId !== null && previous?.id === row.previousId ? previous.terms : lexiconTerms(row.context);
+    previous = { id: row.id, terms: own };
+    const length = own.length + before.length;
+    tokens += length;
+    const counts = new Map<string, Posting>();
+    const count = (terms: string[], column: "content" | "context") => {
+      for (const term of terms) {
+        let posting = counts.get(term);
+        if (!posting) counts.set(term, (posting = { id: row.id, content: 0, context: 0, length }));
+        posting[column]++;
+      }
+    };
+    count(own, "content");
+    count(before, "context");
+    for (const [term, posting] of counts) {
+      const list = byTerm.get(term);
+      if (list) list.push(posting);
+      else byTerm.set(term, [posting]);
+    }
+  }
+  return { byTerm, tokens };
+}
+
+function writeBlock(db: Database, scope: string, level: number, first: number, last: number, documents: number, tokens: number, postings: Map<string, { documents: number; bytes: Uint8Array }>): void {
+  db.query("INSERT INTO episode_lexicon_blocks (scope, block, last_id, level, documents, tokens) VALUES (?, ?, ?, ?, ?, ?)").run(scope, first, last, level, documents, tokens);
+  const insert = db.query("INSERT INTO episode_lexicon_postings (scope, block, term, documents, postings) VALUES (?, ?, ?, ?, ?)");
+  for (const term of [...postings.keys()].sort()) {
+    const entry = postings.get(term)!;
+    insert.run(scope, first, term, entry.documents, entry.bytes);
+  }
+}
+
+/** Indexes turns (ascending ids) as a block at the level. */
+function writeTurns(db: Database, scope: string, level: number, first: number, last: number, rows: IndexedRow[]): void {
+  const { byTerm, tokens } = invertTurns(rows);
+  const encoded = new Map([...byTerm].map(([term, postings]) => [term, { documents: postings.length, bytes: encodePostings(postings, first) }]));
+  writeBlock(db, scope, level, first, last, rows.length, tokens, encoded);
+}
+
+const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, p.id AS previousId
+  FROM episodes e LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1`;
+
+/** Indexes the scope's episodes after `after`, a block at a time (a shorter rest stays for later). */
+function indexTail(db: Database, scope: string, after: number, sizes: LexiconSizes): void {
+  // Counting reads the ids past the last block (every scope's: a range of the rowid), no text.
+  const waiting = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)");
+  if (waiting.get(after, scope, sizes.block)!.n < sizes.block) return;
+  const read = db.query<IndexedRow, [number, string, number]>(`${READ_TURNS} WHERE e.id > ? AND +e.scope = ? ORDER BY e.id LIMIT ?`);
+  for (;;) {
+    const rows = read.all(after, scope, sizes.block);
+    if (rows.length < sizes.block) return;
+    writeTurns(db, scope, 0, rows[0]!.id, rows.at(-1)!.id, rows);
+    after = rows.at(-1)!.id;
+    mergeLevels(db, scope, sizes.fanout);
+  }
+}
+
+type BlockRow = { block: number; last_id: number; level: number; documents: number; tokens: number };
+
+/** Merges the oldest `fanout` blocks of a level while a level has that many. */
+function mergeLevels(db: Database, scope: string, fanout: number): void {
+  for (;;) {
+    const blocks = db.query<BlockRow, [string]>("SELECT block, last_id, level, documents, tokens FROM episode_lexicon_blocks WHERE scope = ? ORDER BY block").all(scope);
+    const byLevel = Map.groupBy(blocks, (block) => block.level);
+    const full = [...byLevel.values()].find((list) => list.length >= fanout);
+    if (!full) return;
+    mergeBlocks(db, scope, full.slice(0, fanout));
+  }
+}
+
+/** The blocks (consecutive) as one block of the next level: each term's postings concatenated. */
+function mergeBlocks(db: Database, scope: string, blocks: BlockRow[]): void {
+  const first = blocks[0]!.block;
+  const last = blocks.at(-1)!.last_id;
+  const list = JSON.stringify(blocks.map((block) => block.block));
+  const rows = db
+    .query<{ block: number; term: string; documents: number; postings: Uint8Array }, [string, string]>(
+      "SELECT block, term, documents, postings FROM episode_lexicon_postings WHERE scope = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY term, block",
+    )
+    .all(scope, list);
+  const merged = new Map<string, { documents: number; bytes: Uint8Array }>();
+  for (const [term, parts] of Map.groupBy(rows, (row) => row.term)) {
+    merged.set(term, {
+      documents: parts.reduce((sum, part) => sum + part.documents, 0),
+      bytes: concatPostings(parts.map((part) => ({ bytes: part.postings, base: part.block })), first),
+    });
+  }
+  db.query("DELETE FROM episode_lexicon_postings WHERE scope = ? AND block IN (SELECT value FROM json_each(?))").run(scope, list);
+  db.query("DELETE FROM episode_lexicon_blocks WHERE scope = ? AND block IN (SELECT value FROM json_each(?))").run(scope, list);
+  const documents = blocks.reduce((sum, block) => sum + block.documents, 0);
+  const tokens = blocks.reduce((sum, block) => sum + block.tokens, 0);
+  writeBlock(db, scope, blocks[0]!.level + 1, first, last, documents, tokens, merged);
+}
+
+/**
+ * After episodes were written to these scopes (inside the writing transaction): a scope with a
+ * lexicon indexes its new episodes once a block of them wait; a scope reaching `sizes.from` gets one.
+ */
+export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: LexiconSizes = LEXICON_SIZES): void {
+  for (const scope of scopes) {
+    const state = db.query<{ watermark: number | null }, [string]>("SELECT max(last_id) AS watermark FROM episode_lexicon_blocks WHERE scope = ?").get(scope)!;
+    if (state.watermark !== null) {
+      indexTail(db, scope, state.watermark, sizes);
+    } else if (db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM episodes WHERE scope = ?").get(scope)!.n >= sizes.from) {
+      indexTail(db, scope, 0, sizes);
+    }
+  }
+}
+
+/**
+ * After episodes were forgotten or re-indexed (inside that transaction): every block covering one
+ * of these ids is indexed again from the episodes it still has, at its level, so no forgotten
+ * turn's terms stay in the lexicon. Costs the block's size (~1.5 s for the largest at 1M).
+ */
+export function reindexLexiconBlocks(db: Database, scope: string, ids: number[]): void {
+  if (ids.length === 0) return;
+  const blocks = db
+    .query<BlockRow, [string, string]>(
+      `SELECT DISTINCT b.block, b.last_id, b.level, b.documents, b.tokens FROM episode_lexicon_blocks b, json_each(?2) i
+       WHERE b.scope = ?1 AND i.value BETWEEN b.block AND b.last_id`,
+    )
+    .all(scope, JSON.stringify(ids));
+  const read = db.query<IndexedRow, [number, number, string]>(`${READ_TURNS} WHERE e.id BETWEEN ? AND ? AND +e.scope = ? ORDER BY e.id`);
+  for (const block of blocks) {
+    db.query("DELETE FROM episode_lexicon_postings WHERE scope = ? AND block = ?").run(scope, block.block);
+    db.query("DELETE FROM episode_lexicon_blocks WHERE scope = ? AND block = ?").run(scope, block.block);
+    writeTurns(db, scope, block.level, block.block, block.last_id, read.all(block.block, block.last_id, scope));
+  }
+}

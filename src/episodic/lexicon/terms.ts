@@ -1,0 +1,29 @@
+/**
+ * The episode lexicon's terms: lower-cased words without diacritics, split on anything that is not
+ * a letter or digit (FTS5's unicode61 does the same), stemmed by Porter.
+ */
+import { porterStem } from "./porter.ts";
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const MARKS = /\p{M}+/gu;
+
+// Stems of words seen lately: a conversation repeats its words, and stemming is most of the cost.
+const stems = new Map<string, string>();
+const STEMS_KEPT = 100_000;
+
+function stemOf(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= STEMS_KEPT) stems.clear();
+    stem = porterStem(word);
+    stems.set(word, stem);
+  }
+  return stem;
+}
+
+/** The terms of a text, in order, repeats kept (their count is the term frequency). */
+export function lexiconTerms(text: string): string[] {
+  const folded = /[^\x00-\x7f]/.test(text) ? text.normalize("NFKD").replace(MARKS, "") : text;
+  const words = folded.toLowerCase().match(WORD);
+  return words ? words.map(stemOf) : [];
+}
