@@ -6,6 +6,7 @@
  * indexes its block again (reindexLexiconBlocks), so merges only concatenate.
  */
 import type { Database } from "bun:sqlite";
+import { approximateEpisodeCount } from "../lookup.ts";
 import { concatPostings, encodePostings, type Posting } from "./postings.ts";
 import { lexiconTerms } from "./terms.ts";
 
@@ -122,14 +123,15 @@ function mergeBlocks(db: Database, scope: string, blocks: BlockRow[]): void {
 
 /**
  * After episodes were written to these scopes (inside the writing transaction): a scope with a
- * lexicon indexes its new episodes once a block of them wait; a scope reaching `sizes.from` gets one.
+ * lexicon indexes its new episodes once a block of them wait; a scope reaching `sizes.from` gets one
+ * (its episodes are counted only once the file holds that many).
  */
 export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: LexiconSizes = LEXICON_SIZES): void {
   for (const scope of scopes) {
     const state = db.query<{ watermark: number | null }, [string]>("SELECT max(last_id) AS watermark FROM episode_lexicon_blocks WHERE scope = ?").get(scope)!;
     if (state.watermark !== null) {
       indexTail(db, scope, state.watermark, sizes);
-    } else if (db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM episodes WHERE scope = ?").get(scope)!.n >= sizes.from) {
+    } else if (approximateEpisodeCount(db) >= sizes.from && db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM episodes WHERE scope = ?").get(scope)!.n >= sizes.from) {
       indexTail(db, scope, 0, sizes);
     }
   }
