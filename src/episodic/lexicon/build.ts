@@ -7,7 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { approximateEpisodeCount } from "../lookup.ts";
-import { concatPostings, encodePostings, type Posting } from "./postings.ts";
+import { concatPostings, encodePostings } from "./postings.ts";
 import { lexiconTerms } from "./terms.ts";
 
 /**
@@ -17,35 +17,43 @@ import { lexiconTerms } from "./terms.ts";
  */
 export type LexiconSizes = { from: number; block: number; fanout: number };
 export const LEXICON_SIZES: LexiconSizes = { from: 50_000, block: 4_096, fanout: 8 };
+/** Blocks one write makes at most (an ingest chunk is 5,000 turns: a backlog shrinks by ~3,000 per chunk). */
+const MAX_BLOCKS_PER_WRITE = 2;
 
-type IndexedRow = { id: number; content: string; context: string; previousId: number | null };
+type IndexedRow = { id: number; content: string; context: string; speaker: string; previousId: number | null };
 
-/** The postings of consecutive turns, by term; a turn's terms are reused as the next turn's context. */
-export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, Posting[]>; tokens: number } {
-  const byTerm = new Map<string, Posting[]>();
+// Per-turn counts, reused from turn to turn (an ingest inverts every turn: no map per turn).
+const turnCounts = new Map<string, number>();
+const CONTEXT = 1 << 16;
+
+/**
+ * The postings of consecutive turns, by term, flat (id, content count, context count, length per
+ * episode, as encodePostings reads them); a turn's terms are reused as the next turn's context.
+ */
+export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>; tokens: number } {
+  const byTerm = new Map<string, number[]>();
   let tokens = 0;
-  let previous: { id: number; terms: string[] } | undefined;
+  let previousId = -1;
+  let previousTerms: string[] = [];
   for (const row of rows) {
     const own = lexiconTerms(row.content);
-    const before = row.previousId !== null && previous?.id === row.previousId ? previous.terms : lexiconTerms(row.context);
-    previous = { id: row.id, terms: own };
-    const length = own.length + before.length;
+    const before = row.previousId !== null && previousId === row.previousId ? previousTerms : lexiconTerms(row.context);
+    previousId = row.id;
+    previousTerms = own;
+    // FTS5's length of a row counts every column, the speaker's name too: the same BM25.
+    const length = own.length + before.length + (row.speaker ? lexiconTerms(row.speaker).length : 0);
     tokens += length;
-    const counts = new Map<string, Posting>();
-    const count = (terms: string[], column: "content" | "context") => {
-      for (const term of terms) {
-        let posting = counts.get(term);
-        if (!posting) counts.set(term, (posting = { id: row.id, content: 0, context: 0, length }));
-        posting[column]++;
-      }
-    };
-    count(own, "content");
-    count(before, "context");
-    for (const [term, posting] of counts) {
+    // A term's count in what was said (low 16 bits) and in the turn before (above them), in one number.
+    for (const term of own) turnCounts.set(term, (turnCounts.get(term) ?? 0) + 1);
+    for (const term of before) turnCounts.set(term, (turnCounts.get(term) ?? 0) + CONTEXT);
+    for (const [term, packed] of turnCounts) {
       const list = byTerm.get(term);
-      if (list) list.push(posting);
-      else byTerm.set(term, [posting]);
+      const content = packed % CONTEXT;
+      const context = Math.floor(packed / CONTEXT);
+      if (list) list.push(row.id, content, context, length);
+      else byTerm.set(term, [row.id, content, context, length]);
     }
+    turnCounts.clear();
   }
   return { byTerm, tokens };
 }
@@ -62,20 +70,24 @@ function writeBlock(db: Database, scope: string, level: number, first: number, l
 /** Indexes turns (ascending ids) as a block at the level. */
 function writeTurns(db: Database, scope: string, level: number, first: number, last: number, rows: IndexedRow[]): void {
   const { byTerm, tokens } = invertTurns(rows);
-  const encoded = new Map([...byTerm].map(([term, postings]) => [term, { documents: postings.length, bytes: encodePostings(postings, first) }]));
+  const encoded = new Map([...byTerm].map(([term, flat]) => [term, { documents: flat.length / 4, bytes: encodePostings(flat, first) }]));
   writeBlock(db, scope, level, first, last, rows.length, tokens, encoded);
 }
 
-const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, p.id AS previousId
+const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
   FROM episodes e LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1`;
 
-/** Indexes the scope's episodes after `after`, a block at a time (a shorter rest stays for later). */
+/**
+ * Indexes the scope's episodes after `after`, a block at a time, at most MAX_BLOCKS_PER_WRITE (a
+ * shorter rest, or more, stays for the next write): a scope passing 50K has 12 blocks to make,
+ * spread over its next writes so none of them holds 50K turns' inversion at once.
+ */
 function indexTail(db: Database, scope: string, after: number, sizes: LexiconSizes): void {
   // Counting reads the ids past the last block (every scope's: a range of the rowid), no text.
   const waiting = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)");
   if (waiting.get(after, scope, sizes.block)!.n < sizes.block) return;
   const read = db.query<IndexedRow, [number, string, number]>(`${READ_TURNS} WHERE e.id > ? AND +e.scope = ? ORDER BY e.id LIMIT ?`);
-  for (;;) {
+  for (let made = 0; made < MAX_BLOCKS_PER_WRITE; made++) {
     const rows = read.all(after, scope, sizes.block);
     if (rows.length < sizes.block) return;
     writeTurns(db, scope, 0, rows[0]!.id, rows.at(-1)!.id, rows);

@@ -25,19 +25,22 @@ function pushVarint(v: number): void {
   out[written++] = v;
 }
 
-/** Encodes postings (ascending ids, none below base). */
-export function encodePostings(postings: Posting[], base: number): Uint8Array {
+/** Encodes postings given flat (id, content, context, length per episode; ascending ids, none below base). */
+export function encodePostings(flat: number[], base: number): Uint8Array {
   written = 0;
   let previous = base;
-  for (const p of postings) {
-    pushVarint(p.id - previous);
-    pushVarint(p.content);
-    pushVarint(p.context);
-    pushVarint(p.length);
-    previous = p.id;
+  for (let i = 0; i < flat.length; i += 4) {
+    pushVarint(flat[i]! - previous);
+    pushVarint(flat[i + 1]!);
+    pushVarint(flat[i + 2]!);
+    pushVarint(flat[i + 3]!);
+    previous = flat[i]!;
   }
   return out.slice(0, written);
 }
+
+/** Postings as encodePostings takes them. */
+export const flattenPostings = (postings: Posting[]): number[] => postings.flatMap((p) => [p.id, p.content, p.context, p.length]);
 
 // The decoders' read position: one module-level cursor instead of an object per read (the
 // ranking's inner loop decodes ~4 varints a posting, a few hundred thousand postings a query).

@@ -6,6 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { accumulatePostings, type Accumulator, type TermWeights } from "./postings.ts";
+import { LEXICON_SIZES } from "./build.ts";
 import { lexiconTerms } from "./terms.ts";
 
 const K1 = 1.2;
@@ -45,11 +46,12 @@ export function hasLexicon(db: Database, scope: string): boolean {
 type Tail = { id: number; terms: Map<string, { content: number; context: number }>; length: number };
 
 /** The scope's episodes past the watermark holding a query term (FTS5 finds them), with their counts. */
-function readTail(db: Database, scope: string, watermark: number, match: string, terms: Set<string>): { matches: Tail[]; documents: number } {
-  const documents = db.query<{ n: number }, [number, string]>("SELECT count(*) AS n FROM episodes WHERE id > ? AND +scope = ?").get(watermark, scope)!.n;
+function readTail(db: Database, scope: string, watermark: number, match: string, terms: Set<string>): { matches: Tail[]; documents: number } | undefined {
+  const documents = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)").get(watermark, scope, TAIL_MAX + 1)!.n;
+  if (documents > TAIL_MAX) return undefined;
   const rows = db
-    .query<{ id: number; content: string; context: string }, [string, number, string]>(
-      `SELECT e.id, e.content, coalesce(p.content, '') AS context
+    .query<{ id: number; content: string; context: string; speaker: string }, [string, number, string]>(
+      `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker
        FROM episodes_fts f CROSS JOIN episodes e ON e.id = f.rowid
        LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1
        WHERE episodes_fts MATCH ? AND f.rowid > ? AND +e.scope = ?`,
@@ -58,6 +60,7 @@ function readTail(db: Database, scope: string, watermark: number, match: string,
   const matches = rows.map((row) => {
     const own = lexiconTerms(row.content);
     const before = lexiconTerms(row.context);
+    const speaker = row.speaker ? lexiconTerms(row.speaker).length : 0;
     const counts = new Map<string, { content: number; context: number }>();
     const add = (list: string[], column: "content" | "context") => {
       for (const term of list) {
@@ -69,7 +72,7 @@ function readTail(db: Database, scope: string, watermark: number, match: string,
     };
     add(own, "content");
     add(before, "context");
-    return { id: row.id, terms: counts, length: own.length + before.length };
+    return { id: row.id, terms: counts, length: own.length + before.length + speaker };
   });
   return { matches, documents };
 }
@@ -114,9 +117,12 @@ function topSlots(into: Accumulator, k: number): number[] {
   return best.sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
 }
 
+/** Episodes past the last block ranked from their text; more wait only while a lexicon is being built. */
+const TAIL_MAX = 3 * LEXICON_SIZES.block;
+
 /**
  * The scope's best `limit` episodes by BM25 over the query words (best first), or undefined when
- * the scope has no lexicon. `match` is the words' FTS5 expression, for the episodes past the blocks.
+ * the scope has no lexicon, or one still being built (more than TAIL_MAX episodes past its blocks). `match` is the words' FTS5 expression, for the episodes past the blocks.
  */
 export function rankByLexicon(db: Database, scope: string, words: string[], match: string, limit: number, contextWeight: number): number[] | undefined {
   if (!hasLexicon(db, scope)) return undefined;
@@ -126,6 +132,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   const first = blocks[0]!.block;
   const watermark = Math.max(...blocks.map((block) => block.last_id));
   const tail = readTail(db, scope, watermark, match, new Set(terms));
+  if (!tail) return undefined;
   const indexed = blocks.reduce((sum, block) => sum + block.documents, 0);
   const documents = indexed + tail.documents;
   const averageLength = blocks.reduce((sum, block) => sum + block.tokens, 0) / Math.max(1, indexed);

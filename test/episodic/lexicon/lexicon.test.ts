@@ -16,10 +16,14 @@ function corpus(count: number, offset = 0) {
   return Array.from({ length: count }, (_, n) => {
     const i = n + offset;
     const words = Array.from({ length: 1 + (i % 5) }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]!);
-    return { sessionId: `s${Math.floor(i / 8)}`, seq: i % 8, content: `${words.join(" ")} ${"and then ".repeat(i % 4)}turn ${i}` };
+    return { sessionId: `s${Math.floor(i / 8)}`, seq: i % 8, speaker: i % 3 ? "Ann Lee" : "Bo", content: `${words.join(" ")} ${"and then ".repeat(i % 4)}turn ${i}` };
   });
 }
 
+/** As every write would, until nothing waits (one write makes at most two blocks). */
+const maintain = (gllam: Gllam) => {
+  for (let i = 0; i < 10; i++) gllam.store.transaction(() => maintainLexicon(gllam.store.db(), ["default"], SMALL));
+};
 const blocks = (db: Database) => db.query<{ block: number; last_id: number; level: number }, []>("SELECT block, last_id, level FROM episode_lexicon_blocks ORDER BY block").all();
 const fts = (db: Database, words: string[], limit = 10) => bm25Episodes(db, ftsMatchExpression(words, true)!, { scope: "default" }, limit, 0.5).map((hit) => hit.episodeId);
 const lexicon = (db: Database, words: string[], limit = 10) => rankByLexicon(db, "default", words, ftsMatchExpression(words, true)!, limit, 0.5);
@@ -34,7 +38,10 @@ describe("the episode lexicon", () => {
     expect(lexicon(gllam.dbRO(), ["lake"])).toBeUndefined();
 
     gllam.addEpisodes(corpus(49, 15));
+    // One write makes two blocks of 8 (a backlog is spread over the writes that follow).
     gllam.store.transaction(() => maintainLexicon(db, ["default"], SMALL));
+    expect(blocks(db)).toEqual([{ block: 1, last_id: 16, level: 1 }]);
+    maintain(gllam);
     // 64 turns, blocks of 8 merged two at a time: one block of all 64 at level 3.
     expect(blocks(db)).toEqual([{ block: 1, last_id: 64, level: 3 }]);
     for (const words of [["lake"], ["pottery", "sunrise"], ["hiking", "kids", "museum"], ["turn", "then"], ["concert", "guitar", "tomatoes", "garden"]]) {
@@ -47,15 +54,15 @@ describe("the episode lexicon", () => {
     const gllam = await openTempGllam(makeTempDir());
     const db = gllam.store.db();
     gllam.addEpisodes(corpus(16));
-    gllam.store.transaction(() => maintainLexicon(db, ["default"], SMALL));
+    maintain(gllam);
     const late = gllam.addEpisodes([{ sessionId: "late", seq: 0, content: "a zeppelin over the lake" }, { sessionId: "late", seq: 1, content: "the zeppelin landed" }]).ids;
-    gllam.store.transaction(() => maintainLexicon(db, ["default"], SMALL));
+    maintain(gllam);
     expect(blocks(db).map((block) => block.last_id)).toEqual([16]);
     expect(new Set(lexicon(gllam.dbRO(), ["zeppelin"]))).toEqual(new Set(late));
     // The turn after the first holds "zeppelin" in what was said and in the turn before it: it ranks first.
     expect(lexicon(gllam.dbRO(), ["zeppelin"])![0]).toBe(late[1]!);
     gllam.addEpisodes(corpus(6, 16));
-    gllam.store.transaction(() => maintainLexicon(db, ["default"], SMALL));
+    maintain(gllam);
     expect(blocks(db).map((block) => [block.block, block.last_id])).toEqual([[1, 16], [17, 24]]);
     expect(new Set(lexicon(gllam.dbRO(), ["zeppelin"]))).toEqual(new Set(late));
     gllam.close();
@@ -65,7 +72,7 @@ describe("the episode lexicon", () => {
     const gllam = await openTempGllam(makeTempDir());
     const db = gllam.store.db();
     const ids = gllam.addEpisodes([...corpus(10), { sessionId: "x", seq: 0, content: "my xylophone lessons" }, { sessionId: "x", seq: 1, content: "sounds lovely" }, ...corpus(12, 10)]).ids;
-    gllam.store.transaction(() => maintainLexicon(db, ["default"], SMALL));
+    maintain(gllam);
     const xylophone = ids[10]!;
     expect(new Set(lexicon(gllam.dbRO(), ["xylophone"]))).toEqual(new Set([xylophone, ids[11]!]));
     gllam.forget({ episode: xylophone });

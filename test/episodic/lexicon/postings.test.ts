@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { accumulatePostings, concatPostings, decodePostings, encodePostings, lastPostingId, type Posting } from "../../../src/episodic/lexicon/postings.ts";
+import { accumulatePostings, concatPostings, decodePostings, encodePostings, flattenPostings, lastPostingId, type Posting } from "../../../src/episodic/lexicon/postings.ts";
 
 const postings = (ids: number[]): Posting[] => ids.map((id, i) => ({ id, content: i % 3, context: (i + 1) % 2, length: 10 + i * 40 }));
 
 describe("postings", () => {
   test("encode and decode are inverses, large distances and counts included", () => {
     const list = [...postings([100, 101, 300, 70_000]), { id: 5_000_000_000, content: 300, context: 0, length: 20_000 }];
-    const bytes = encodePostings(list, 100);
+    const bytes = encodePostings(flattenPostings(list), 100);
     expect(decodePostings(bytes, 100)).toEqual(list);
     expect(lastPostingId(bytes, 100)).toBe(5_000_000_000);
   });
@@ -17,22 +17,22 @@ describe("postings", () => {
     const c = postings([40]);
     const merged = concatPostings(
       [
-        { bytes: encodePostings(a, 10), base: 10 },
-        { bytes: encodePostings(b, 20), base: 20 },
-        { bytes: encodePostings(c, 30), base: 30 },
+        { bytes: encodePostings(flattenPostings(a), 10), base: 10 },
+        { bytes: encodePostings(flattenPostings(b), 20), base: 20 },
+        { bytes: encodePostings(flattenPostings(c), 30), base: 30 },
       ],
       10,
     );
     expect(decodePostings(merged, 10)).toEqual([...a, ...b, ...c]);
-    expect(merged).toEqual(encodePostings([...a, ...b, ...c], 10));
+    expect(merged).toEqual(encodePostings(flattenPostings([...a, ...b, ...c]), 10));
   });
 
   test("accumulating adds weight * f / (f + norm + lengthFactor * length) per episode, once listed", () => {
     const list = postings([3, 5, 9]);
     const into = { first: 3, scores: new Float64Array(8), touched: new Int32Array(6), count: 0 };
     const weights = { weight: 2, norm: 0.3, lengthFactor: 0.01, contextWeight: 0.5 };
-    accumulatePostings(encodePostings(list, 3), 3, weights, into);
-    accumulatePostings(encodePostings(list, 3), 3, weights, into);
+    accumulatePostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
+    accumulatePostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
     const part = (p: Posting) => {
       const f = p.content + 0.5 * p.context;
       return f === 0 ? 0 : (2 * f) / (f + 0.3 + 0.01 * p.length);
