@@ -22,6 +22,17 @@ const MAX_BLOCKS_PER_WRITE = 2;
 
 type IndexedRow = { id: number; content: string; context: string; speaker: string; previousId: number | null };
 
+// A conversation has a few speakers: their names' lengths in terms, counted once.
+const speakerLengths = new Map<string, number>();
+export function speakerLength(speaker: string): number {
+  let length = speakerLengths.get(speaker);
+  if (length === undefined) {
+    if (speakerLengths.size > 10_000) speakerLengths.clear();
+    speakerLengths.set(speaker, (length = lexiconTerms(speaker).length));
+  }
+  return length;
+}
+
 // Per-turn counts, reused from turn to turn (an ingest inverts every turn: no map per turn).
 const turnCounts = new Map<string, number>();
 const CONTEXT = 1 << 16;
@@ -41,7 +52,7 @@ export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>
     previousId = row.id;
     previousTerms = own;
     // FTS5's length of a row counts every column, the speaker's name too: the same BM25.
-    const length = own.length + before.length + (row.speaker ? lexiconTerms(row.speaker).length : 0);
+    const length = own.length + before.length + speakerLength(row.speaker);
     tokens += length;
     // A term's count in what was said (low 16 bits) and in the turn before (above them), in one number.
     for (const term of own) turnCounts.set(term, (turnCounts.get(term) ?? 0) + 1);

@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { accumulatePostings, type Accumulator, type TermWeights } from "./postings.ts";
-import { LEXICON_SIZES } from "./build.ts";
+import { LEXICON_SIZES, speakerLength } from "./build.ts";
 import { lexiconTerms } from "./terms.ts";
 
 const K1 = 1.2;
@@ -60,7 +60,7 @@ function readTail(db: Database, scope: string, watermark: number, match: string,
   const matches = rows.map((row) => {
     const own = lexiconTerms(row.content);
     const before = lexiconTerms(row.context);
-    const speaker = row.speaker ? lexiconTerms(row.speaker).length : 0;
+    const speaker = speakerLength(row.speaker);
     const counts = new Map<string, { content: number; context: number }>();
     const add = (list: string[], column: "content" | "context") => {
       for (const term of list) {

@@ -5,6 +5,8 @@
 import { porterStem } from "./porter.ts";
 
 const WORD = /[\p{L}\p{N}]+/gu;
+const ASCII_WORD = /[a-z0-9]+/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}+/gu;
 
 // Stems of words seen lately: a conversation repeats its words, and stemming is most of the cost.
@@ -23,7 +25,7 @@ function stemOf(word: string): string {
 
 /** The terms of a text, in order, repeats kept (their count is the term frequency). */
 export function lexiconTerms(text: string): string[] {
-  const folded = /[^\x00-\x7f]/.test(text) ? text.normalize("NFKD").replace(MARKS, "") : text;
-  const words = folded.toLowerCase().match(WORD);
+  // Most text is ASCII: a plain pattern splits it several times faster than the Unicode one.
+  const words = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARKS, "").toLowerCase().match(WORD) : text.toLowerCase().match(ASCII_WORD);
   return words ? words.map(stemOf) : [];
 }
