@@ -69,22 +69,26 @@ export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>
   return { byTerm, tokens };
 }
 
-function writeBlock(db: Database, scope: string, level: number, first: number, last: number, documents: number, tokens: number, postings: Map<string, { documents: number; bytes: Uint8Array }>): void {
+/** A term of a block to write: its episodes, and its postings' bytes (a view, bound at once). */
+type BlockTerm = { term: string; documents: number; encode: () => Uint8Array };
+
+function writeBlock(db: Database, scope: string, level: number, first: number, last: number, documents: number, tokens: number, terms: BlockTerm[]): void {
   db.query("INSERT INTO episode_lexicon_blocks (scope, block, last_id, level, documents, tokens) VALUES (?, ?, ?, ?, ?, ?)").run(scope, first, last, level, documents, tokens);
   const insert = db.query("INSERT INTO episode_lexicon_postings (scope, block, term, documents, postings) VALUES (?, ?, ?, ?, ?)");
-  for (const term of [...postings.keys()].sort()) {
-    const entry = postings.get(term)!;
-    insert.run(scope, first, term, entry.documents, entry.bytes);
-  }
+  // In key order: the rows append to the table's b-tree.
+  terms.sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  for (const entry of terms) insert.run(scope, first, entry.term, entry.documents, entry.encode());
 }
 
 /** Indexes turns (ascending ids) as a block at the level. */
 function writeTurns(db: Database, scope: string, level: number, first: number, last: number, rows: IndexedRow[]): void {
   const { byTerm, tokens } = invertTurns(rows);
-  const encoded = new Map([...byTerm].map(([term, flat]) => [term, { documents: flat.length / 4, bytes: encodePostings(flat, first) }]));
-  writeBlock(db, scope, level, first, last, rows.length, tokens, encoded);
+  const terms = [...byTerm].map(([term, flat]) => ({ term, documents: flat.length / 4, encode: () => encodePostings(flat, first) }));
+  writeBlock(db, scope, level, first, last, rows.length, tokens, terms);
 }
 
+// Every query here is driven by an id range: `+scope` keeps SQLite from walking the scope's
+// index instead (a million entries at 1M, ~100 ms, where the range holds a few thousand ids).
 const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
   FROM episodes e LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1`;
 
@@ -132,13 +136,11 @@ function mergeBlocks(db: Database, scope: string, blocks: BlockRow[]): void {
       "SELECT block, term, documents, postings FROM episode_lexicon_postings WHERE scope = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY term, block",
     )
     .all(scope, list);
-  const merged = new Map<string, { documents: number; bytes: Uint8Array }>();
-  for (const [term, parts] of Map.groupBy(rows, (row) => row.term)) {
-    merged.set(term, {
-      documents: parts.reduce((sum, part) => sum + part.documents, 0),
-      bytes: concatPostings(parts.map((part) => ({ bytes: part.postings, base: part.block })), first),
-    });
-  }
+  const merged = [...Map.groupBy(rows, (row) => row.term)].map(([term, parts]) => ({
+    term,
+    documents: parts.reduce((sum, part) => sum + part.documents, 0),
+    encode: () => concatPostings(parts.map((part) => ({ bytes: part.postings, base: part.block })), first),
+  }));
   db.query("DELETE FROM episode_lexicon_postings WHERE scope = ? AND block IN (SELECT value FROM json_each(?))").run(scope, list);
   db.query("DELETE FROM episode_lexicon_blocks WHERE scope = ? AND block IN (SELECT value FROM json_each(?))").run(scope, list);
   const documents = blocks.reduce((sum, block) => sum + block.documents, 0);
@@ -161,10 +163,19 @@ export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: L
       made += indexTail(db, scope, 0, sizes);
     }
   }
-  // A block's inversion leaves ~10 MB of short-lived strings, arrays and blob copies that JSC
-  // collects late: an ingest of 100K turns held 150-250 MB more at its peak without this
-  // (test/episodic/ingest-memory.test.ts); a full collection costs a few ms per ~4,000 turns.
-  if (made > 0) Bun.gc(true);
+  if (made > 0) collectIfGrown();
+}
+
+// Inverting a block leaves ~10 MB of short-lived strings and arrays, which JSC collected too
+// late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts).
+// A full collection after every block cost 13% of an ingest; after 32 MB of growth, a few in all.
+const GROWTH_BEFORE_COLLECTING = 32 * 1024 ** 2;
+let residentAfterCollecting = 0;
+
+function collectIfGrown(): void {
+  if (process.memoryUsage.rss() - residentAfterCollecting < GROWTH_BEFORE_COLLECTING) return;
+  Bun.gc(true);
+  residentAfterCollecting = process.memoryUsage.rss();
 }
 
 /**

@@ -25,7 +25,11 @@ function pushVarint(v: number): void {
   out[written++] = v;
 }
 
-/** Encodes postings given flat (id, content, context, length per episode; ascending ids, none below base). */
+/**
+ * Encodes postings given flat (id, content, context, length per episode; ascending ids, none below
+ * base). The bytes are a view of the encoder's buffer, valid until the next encoding: bind or copy
+ * them at once (an ingest encodes thousands of terms per block; a copy each was garbage each).
+ */
 export function encodePostings(flat: number[], base: number): Uint8Array {
   written = 0;
   let previous = base;
@@ -36,7 +40,7 @@ export function encodePostings(flat: number[], base: number): Uint8Array {
     pushVarint(flat[i + 3]!);
     previous = flat[i]!;
   }
-  return out.slice(0, written);
+  return out.subarray(0, written);
 }
 
 /** Postings as encodePostings takes them. */
@@ -74,7 +78,7 @@ export function lastPostingId(bytes: Uint8Array, base: number): number {
 /**
  * The postings of consecutive blocks as one block's (each part's ids above the previous part's):
  * the bytes are copied, only each part's first distance is written again, from the previous
- * part's last id instead of its own block's first id.
+ * part's last id instead of its own block's first id. A view, as encodePostings returns.
  */
 export function concatPostings(parts: { bytes: Uint8Array; base: number }[], base: number): Uint8Array {
   written = 0;
@@ -93,7 +97,7 @@ export function concatPostings(parts: { bytes: Uint8Array; base: number }[], bas
     written += rest.length;
     previous = lastPostingId(part.bytes, part.base);
   }
-  return out.slice(0, written);
+  return out.subarray(0, written);
 }
 
 export function decodePostings(bytes: Uint8Array, base: number): Posting[] {

@@ -15,16 +15,17 @@ describe("postings", () => {
     const a = postings([10, 12, 19]);
     const b = postings([20, 25]);
     const c = postings([40]);
-    const merged = concatPostings(
+    // The encoder returns views of its buffer: the parts are copied, as rows read from SQLite are.
+    const merged = Uint8Array.from(concatPostings(
       [
-        { bytes: encodePostings(flattenPostings(a), 10), base: 10 },
-        { bytes: encodePostings(flattenPostings(b), 20), base: 20 },
-        { bytes: encodePostings(flattenPostings(c), 30), base: 30 },
+        { bytes: Uint8Array.from(encodePostings(flattenPostings(a), 10)), base: 10 },
+        { bytes: Uint8Array.from(encodePostings(flattenPostings(b), 20)), base: 20 },
+        { bytes: Uint8Array.from(encodePostings(flattenPostings(c), 30)), base: 30 },
       ],
       10,
-    );
+    ));
     expect(decodePostings(merged, 10)).toEqual([...a, ...b, ...c]);
-    expect(merged).toEqual(encodePostings(flattenPostings([...a, ...b, ...c]), 10));
+    expect(merged).toEqual(Uint8Array.from(encodePostings(flattenPostings([...a, ...b, ...c]), 10)));
   });
 
   test("accumulating adds weight * f / (f + norm + lengthFactor * length) per episode, once listed", () => {
