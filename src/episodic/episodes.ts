@@ -19,6 +19,7 @@ import {
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { linkEpisodeMentions } from "./mentions.ts";
 import { writeStaticVectors } from "./static-vectors.ts";
+import { maintainLexicon } from "./lexicon/build.ts";
 
 export type ParsedEpisode = ReturnType<typeof parseEpisode>;
 export type ParsedSession = ReturnType<typeof parseSession>;
@@ -111,6 +112,7 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
   }
   const mentions = linkEpisodeMentions(db, fresh);
   if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh);
+  if (fresh.length > 0) maintainLexicon(db, new Set(fresh.map((episode) => episode.scope)));
   return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
 }
 

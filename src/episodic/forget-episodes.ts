@@ -7,6 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { deleteVectors } from "../engine/schema.ts";
+import { reindexLexiconBlocks } from "./lexicon/build.ts";
 
 export type RemovedEpisodes = {
   episodeVectors: number;
@@ -40,8 +41,13 @@ export function removeEpisodes(db: Database, ids: readonly number[]): RemovedEpi
   db.query("DELETE FROM episodes WHERE id IN (SELECT value FROM json_each(?))").run(list);
   // Setting content to itself fires episodes_fts_update, which indexes the next turn with its new
   // predecessor (none now), by the same rule as every insert.
-  const touch = db.query("UPDATE episodes SET content = content WHERE scope = ? AND session_id = ? AND seq = ?");
-  for (const place of places) removed.reindexed += touch.run(place.scope, place.sessionId, place.seq + 1).changes;
+  const touch = db.query<{ id: number }, [string, string, number]>("UPDATE episodes SET content = content WHERE scope = ? AND session_id = ? AND seq = ? RETURNING id");
+  const touched = places.map((place) => ({ scope: place.scope, ids: touch.all(place.scope, place.sessionId, place.seq + 1).map((row) => row.id) }));
+  removed.reindexed = touched.reduce((sum, entry) => sum + entry.ids.length, 0);
+  // The lexicon's blocks holding a forgotten turn or a re-indexed one are indexed again.
+  for (const [scope, group] of Map.groupBy(places.map((place, i) => ({ scope: place.scope, ids: [place.id, ...touched[i]!.ids] })), (entry) => entry.scope)) {
+    reindexLexiconBlocks(db, scope, group.flatMap((entry) => entry.ids));
+  }
   return removed;
 }
 
