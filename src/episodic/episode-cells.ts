@@ -16,13 +16,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
-import { hasTable, indexCellChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 // Fewer, larger cells than the usual sqrt(n): each probed cell is a vec0 query of its own (~0.7 ms
 // of partition lookup at 1M before any vector is read), so 256 cells and 16 probes beat 1,024 and 64.
-// With indexCellChunks (most of that lookup gone), 1,024 cells find more of the exact top 10 per ms
+// With indexVectorChunks (most of that lookup gone), 1,024 cells find more of the exact top 10 per ms
 // but less of the bench's evidence at 1M (README, "The query path, second pass"): 256 kept.
 const COARSE = 16;
 const FINE = 16;
@@ -247,7 +247,7 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
   const tables = VECTOR_TIERS[tier];
   const codec = CODECS[tier];
   db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tables.episodeCells} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding ${codec.element}[${dims}] distance_metric=cosine, chunk_size=512)`);
-  indexCellChunks(db, tier);
+  indexVectorChunks(db, tier);
   const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>(`SELECT episode_id AS id, embedding FROM ${tables.episodes} WHERE scope = ?`).all(scope);
   const vectors = rows.map((row) => codec.read(row.embedding, dims));
   let centroids = readCentroids(db, tier);

@@ -12,7 +12,7 @@
  * checks the answers against vec0's own KNN, so a layout change in an upgrade fails there.
  *
  * A partition's chunks are found as vec0 finds them: through the cells' index on (scope, cell)
- * (indexCellChunks), and by reading the chunk rows of episode_static_vectors (one per 1,024
+ * (indexVectorChunks), and by reading the chunk rows of episode_static_vectors (one per 1,024
  * vectors of the file, without their blobs) for a scope without cells, as vec0's own KNN does.
  * What bounds a scan is reading the vectors: SQLite hands a chunk's 128 KB over at ~0.3-0.7 ms per
  * MB (README, "Scale"), where scoring it takes ~12 µs.
