@@ -7,7 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { deleteVectors } from "../engine/schema.ts";
-import { reindexLexiconBlocks } from "./lexicon/build.ts";
+import { readLexiconTurns, rewriteLexiconTurns } from "./lexicon/forget.ts";
 
 export type RemovedEpisodes = {
   episodeVectors: number;
@@ -28,6 +28,11 @@ export function removeEpisodes(db: Database, ids: readonly number[]): RemovedEpi
       "SELECT id, scope, session_id AS sessionId, seq, occurred_at AS occurredAt FROM episodes WHERE id IN (SELECT value FROM json_each(?))",
     )
     .all(list);
+  // The lexicon's view of the forgotten turns and of the turn after each, before they change.
+  const next = db.query<{ id: number }, [string, string, number]>("SELECT id FROM episodes WHERE scope = ? AND session_id = ? AND seq = ?");
+  const lexicon = [...Map.groupBy(places, (place) => place.scope)].map(([scope, group]) =>
+    readLexiconTurns(db, scope, group.flatMap((place) => [place.id, ...next.all(place.scope, place.sessionId, place.seq + 1).map((row) => row.id)])),
+  );
   removed.mentions = db.query("DELETE FROM episode_mentions WHERE episode_id IN (SELECT value FROM json_each(?))").run(list).changes;
   const vectors = deleteVectors(db, "episodes", ids);
   removed.episodeVectors = vectors.model + vectors.static;
@@ -42,12 +47,8 @@ export function removeEpisodes(db: Database, ids: readonly number[]): RemovedEpi
   // Setting content to itself fires episodes_fts_update, which indexes the next turn with its new
   // predecessor (none now), by the same rule as every insert.
   const touch = db.query<{ id: number }, [string, string, number]>("UPDATE episodes SET content = content WHERE scope = ? AND session_id = ? AND seq = ? RETURNING id");
-  const touched = places.map((place) => ({ scope: place.scope, ids: touch.all(place.scope, place.sessionId, place.seq + 1).map((row) => row.id) }));
-  removed.reindexed = touched.reduce((sum, entry) => sum + entry.ids.length, 0);
-  // The lexicon's blocks holding a forgotten turn or a re-indexed one are indexed again.
-  for (const [scope, group] of Map.groupBy(places.map((place, i) => ({ scope: place.scope, ids: [place.id, ...touched[i]!.ids] })), (entry) => entry.scope)) {
-    reindexLexiconBlocks(db, scope, group.flatMap((entry) => entry.ids));
-  }
+  for (const place of places) removed.reindexed += touch.all(place.scope, place.sessionId, place.seq + 1).length;
+  for (const turns of lexicon) rewriteLexiconTurns(db, turns);
   return removed;
 }
 

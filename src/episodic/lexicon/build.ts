@@ -2,8 +2,8 @@
  * Keeping the episode lexicon: a scope that reaches 50K episodes gets one, and from then on
  * every 4,096 episodes past the last block become a new block, in the transaction that wrote
  * them. Blocks of a level merge eight at a time into one of the next level (a log-structured
- * merge), so a term is read from a few dozen rows at a million episodes. Forgetting an episode
- * indexes its block again (reindexLexiconBlocks), so merges only concatenate.
+ * merge), so a term is read from a few dozen rows at a million episodes. Forgetting rewrites
+ * the rows of the forgotten turns' terms (forget.ts), so merges only concatenate.
  */
 import type { Database } from "bun:sqlite";
 import { approximateEpisodeCount } from "../lookup.ts";
@@ -20,7 +20,7 @@ export const LEXICON_SIZES: LexiconSizes = { from: 50_000, block: 4_096, fanout:
 /** Blocks one write makes at most (an ingest chunk is 5,000 turns: a backlog shrinks by ~3,000 per chunk). */
 const MAX_BLOCKS_PER_WRITE = 2;
 
-type IndexedRow = { id: number; content: string; context: string; speaker: string; previousId: number | null };
+export type IndexedRow = { id: number; content: string; context: string; speaker: string; previousId: number | null };
 
 // A conversation has a few speakers: their names' lengths in terms, counted once.
 const speakerLengths = new Map<string, number>();
@@ -70,7 +70,7 @@ export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>
 }
 
 /** A term of a block to write: its episodes, and its postings' bytes (a view, bound at once). */
-type BlockTerm = { term: string; documents: number; encode: () => Uint8Array };
+export type BlockTerm = { term: string; documents: number; encode: () => Uint8Array };
 
 function writeBlock(db: Database, scope: string, level: number, first: number, last: number, documents: number, tokens: number, terms: BlockTerm[]): void {
   db.query("INSERT INTO episode_lexicon_blocks (scope, block, last_id, level, documents, tokens) VALUES (?, ?, ?, ?, ?, ?)").run(scope, first, last, level, documents, tokens);
@@ -89,7 +89,7 @@ function writeTurns(db: Database, scope: string, level: number, first: number, l
 
 // Every query here is driven by an id range: `+scope` keeps SQLite from walking the scope's
 // index instead (a million entries at 1M, ~100 ms, where the range holds a few thousand ids).
-const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
+export const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
   FROM episodes e LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1`;
 
 /**
@@ -176,25 +176,4 @@ function collectIfGrown(): void {
   if (process.memoryUsage.rss() - residentAfterCollecting < GROWTH_BEFORE_COLLECTING) return;
   Bun.gc(true);
   residentAfterCollecting = process.memoryUsage.rss();
-}
-
-/**
- * After episodes were forgotten or re-indexed (inside that transaction): every block covering one
- * of these ids is indexed again from the episodes it still has, at its level, so no forgotten
- * turn's terms stay in the lexicon. Costs the block's size (~1.5 s for the largest at 1M).
- */
-export function reindexLexiconBlocks(db: Database, scope: string, ids: number[]): void {
-  if (ids.length === 0) return;
-  const blocks = db
-    .query<BlockRow, [string, string]>(
-      `SELECT DISTINCT b.block, b.last_id, b.level, b.documents, b.tokens FROM episode_lexicon_blocks b, json_each(?2) i
-       WHERE b.scope = ?1 AND i.value BETWEEN b.block AND b.last_id`,
-    )
-    .all(scope, JSON.stringify(ids));
-  const read = db.query<IndexedRow, [number, number, string]>(`${READ_TURNS} WHERE e.id BETWEEN ? AND ? AND +e.scope = ? ORDER BY e.id`);
-  for (const block of blocks) {
-    db.query("DELETE FROM episode_lexicon_postings WHERE scope = ? AND block = ?").run(scope, block.block);
-    db.query("DELETE FROM episode_lexicon_blocks WHERE scope = ? AND block = ?").run(scope, block.block);
-    writeTurns(db, scope, block.level, block.block, block.last_id, read.all(block.block, block.last_id, scope));
-  }
 }
