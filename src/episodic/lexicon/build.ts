@@ -163,17 +163,20 @@ export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: L
       made += indexTail(db, scope, 0, sizes);
     }
   }
-  if (made > 0) collectIfGrown();
+  if (made > 0) collectGarbage(made);
 }
 
 // Inverting a block leaves ~10 MB of short-lived strings and arrays, which JSC collected too
-// late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts).
-// A full collection after every block cost 13% of an ingest; after 32 MB of growth, a few in all.
-const GROWTH_BEFORE_COLLECTING = 32 * 1024 ** 2;
-let residentAfterCollecting = 0;
+// late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts). A
+// full collection after every block cost 13% of an ingest's CPU, and one after 32 MB of resident
+// growth 10% (SQLite's cache and the reader's map grow it too); after every fourth block, the same
+// ingest peaked 172-180 MB above its start, every eighth 205-215 MB.
+const BLOCKS_BETWEEN_COLLECTIONS = 4;
+let blocksSinceCollecting = 0;
 
-function collectIfGrown(): void {
-  if (process.memoryUsage.rss() - residentAfterCollecting < GROWTH_BEFORE_COLLECTING) return;
+function collectGarbage(made: number): void {
+  blocksSinceCollecting += made;
+  if (blocksSinceCollecting < BLOCKS_BETWEEN_COLLECTIONS) return;
   Bun.gc(true);
-  residentAfterCollecting = process.memoryUsage.rss();
+  blocksSinceCollecting = 0;
 }
