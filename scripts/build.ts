@@ -79,8 +79,8 @@ export async function compileGllam(options: CompileOptions): Promise<number> {
   const result = await Bun.build({
     // Failures come back as logs, reported below with the target.
     throw: false,
-    // The embedding worker is its own entry point: `new Worker(url)` loads it from inside the executable.
-    entrypoints: [join(REPO_ROOT, "src/cli/main.ts"), join(REPO_ROOT, "src/embed/embed-worker.ts"), table],
+    // The workers are entry points of their own: `new Worker(url)` loads them from inside the executable.
+    entrypoints: [join(REPO_ROOT, "src/cli/main.ts"), join(REPO_ROOT, "src/embed/embed-worker.ts"), join(REPO_ROOT, "src/episodic/static-ahead-worker.ts"), table],
     // Entry points are stored by their path below src/ (the table, outside it, by its name).
     root: join(REPO_ROOT, "src"),
     naming: { asset: "[name].[ext]" },

@@ -60,7 +60,13 @@ export function checkVectors(vectors: Float32Array[], count: number, who: string
     if (vector.length === 0 || vector.length !== dims) {
       throw new GllamError("E_EMBEDDER_RESPONSE", `${who} returned vector ${i} of length ${vector.length}, expected ${dims}`);
     }
-    if (!vector.every(Number.isFinite)) throw new GllamError("E_EMBEDDER_RESPONSE", `${who} returned a non-finite value in vector ${i}`);
+    if (!allFinite(vector)) throw new GllamError("E_EMBEDDER_RESPONSE", `${who} returned a non-finite value in vector ${i}`);
   }
   return dims;
+}
+
+/** Whether every value is finite: x - x is 0 for a finite x, NaN for NaN and ±Infinity. A plain loop: `every(Number.isFinite)` took ~0.2 s per 5,000 vectors of 256 (the ingest's worker replies). */
+function allFinite(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) if (vector[i]! - vector[i]! !== 0) return false;
+  return true;
 }

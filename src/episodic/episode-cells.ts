@@ -74,7 +74,7 @@ const CODECS: Record<VectorTier, TierCodec> = {
 };
 
 /** live[c] = 0: cell c has no centroid (its group had fewer sample points than cells) and holds nothing. */
-type Centroids = { dims: number; coarse: Float32Array; fine: Float32Array; live: Uint8Array };
+export type Centroids = { dims: number; coarse: Float32Array; fine: Float32Array; live: Uint8Array };
 
 function withLive(dims: number, coarse: Float32Array, fine: Float32Array): Centroids {
   const live = Uint8Array.from({ length: fine.length / dims }, (_, c) => (fine.subarray(c * dims, (c + 1) * dims).some((x) => x !== 0) ? 1 : 0));
@@ -161,6 +161,18 @@ export function cellOf(centroids: Centroids, v: Float32Array): number {
   return group * FINE + nearest(v, centroids.fine, group * FINE, FINE, centroids.dims, centroids.live);
 }
 
+/** The cells of unit-normalised vectors (as maintainCells assigns them): embed-ahead.ts's worker runs it off the writer's thread. */
+export function assignCells(centroids: Centroids, vectors: Float32Array[]): Int32Array {
+  return Int32Array.from(vectors, (vector) => cellOf(centroids, unit(vector)));
+}
+
+/** Cells assigned ahead (assignCells, off the writer's thread), one per item, with these centroids: used only while the tier's centroids are still these. */
+export type AssignedCells = { centroids: Centroids; cells: Int32Array };
+
+/** Byte for byte (a memcmp: this runs once per unit written, on the writer's thread). */
+const sameBytes = (a: Float32Array, b: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const sameCentroids = (a: Centroids, b: Centroids) => a.dims === b.dims && sameBytes(a.coarse, b.coarse) && sameBytes(a.fine, b.fine);
+
 /** The `probes` cells whose centroids are nearest a unit query vector, nearest first. */
 export function nearestCells(centroids: Centroids, q: Float32Array, probes: number): number[] {
   const scores = Array.from({ length: CELLS }, (_, c) => [c, dot(q, centroids.fine, c * centroids.dims, centroids.dims)] as const).filter(([c]) => centroids.live[c]);
@@ -198,6 +210,9 @@ function decodeCentroids(db: Database, tier: VectorTier): Centroids | undefined 
   return withLive(rows[0]!.dims, floats(rows[0]!.centroids), floats(rows[1]!.centroids));
 }
 
+/** The tier's centroids (undefined before any scope has cells), for assignCells. */
+export const tierCentroids = (db: Database, tier: VectorTier): Centroids | undefined => readCentroids(db, tier);
+
 /** Whether this scope's vectors of the tier are in its cells (then every later one must go there too). */
 export function scopeHasCells(db: Database, tier: VectorTier, scope: string): boolean {
   const tables = VECTOR_TIERS[tier];
@@ -209,7 +224,7 @@ export function scopeHasCells(db: Database, tier: VectorTier, scope: string): bo
  * stored these episodes' vectors of the tier. A scope that reaches SCOPE_THRESHOLD gets its cells
  * now (the tier's centroids are trained first if it has none): a one-time pause of a few seconds.
  */
-export function maintainCells(db: Database, tier: VectorTier, dims: number, items: { key: string | number; scope: string }[], vectors: Float32Array[]): void {
+export function maintainCells(db: Database, tier: VectorTier, dims: number, items: { key: string | number; scope: string }[], vectors: Float32Array[], assigned?: AssignedCells): void {
   const { episodeCells, sqlVector } = VECTOR_TIERS[tier];
   const codec = CODECS[tier];
   const byScope = new Map<string, number[]>();
@@ -221,13 +236,14 @@ export function maintainCells(db: Database, tier: VectorTier, dims: number, item
   for (const [scope, indexes] of byScope) {
     if (scopeHasCells(db, tier, scope)) {
       const centroids = readCentroids(db, tier)!;
+      const cells = assigned && sameCentroids(assigned.centroids, centroids) ? assigned.cells : undefined;
       // A model vector may replace an episode's earlier one: its old cell row goes first (a vec0
       // lookup per write, skipped for static vectors).
       const remove = codec.replaces ? db.query(`DELETE FROM ${episodeCells} WHERE episode_id = ?`) : undefined;
       const insert = db.query(`INSERT INTO ${episodeCells} (episode_id, scope, cell, embedding) VALUES (?, ?, ?, ${sqlVector})`);
       for (const i of indexes) {
         remove?.run(items[i]!.key);
-        insert.run(items[i]!.key, scope, cellOf(centroids, unit(vectors[i]!)), codec.toSql(vectors[i]!));
+        insert.run(items[i]!.key, scope, cells ? cells[i]! : cellOf(centroids, unit(vectors[i]!)), codec.toSql(vectors[i]!));
       }
     } else if (countVectors(db, codec, scope) >= SCOPE_THRESHOLD) {
       buildScopeCells(db, tier, scope, dims);

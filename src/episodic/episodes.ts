@@ -18,7 +18,7 @@ import {
 } from "../memory/types.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { linkEpisodeMentions } from "./mentions.ts";
-import { writeStaticVectors } from "./static-vectors.ts";
+import { selectAhead, writeStaticVectors, type StaticAhead } from "./static-vectors.ts";
 import { maintainLexicon } from "./lexicon/build.ts";
 
 export type ParsedEpisode = ReturnType<typeof parseEpisode>;
@@ -74,6 +74,12 @@ export type InsertEpisodesOptions = {
   now?: number;
   /** Gives the new episodes static vectors in the same transaction. */
   staticEmbedder?: StaticEmbedder;
+  /**
+   * The static vectors of the batch's episodes (episodeEmbeddingText, in batch order) and their
+   * cells, computed ahead (embed-ahead.ts: in a worker while the writer wrote the chunk before);
+   * without them the new episodes are embedded here.
+   */
+  staticAhead?: StaticAhead;
 };
 
 /**
@@ -92,7 +98,11 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
   const existing = db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE scope = ? AND content_hash = ?");
   const ids: number[] = [];
   const fresh: { id: number; scope: string; speaker: string; content: string }[] = [];
-  for (const episode of batch.episodes) {
+  const freshIndexes: number[] = [];
+  if (options.staticAhead && options.staticAhead.vectors.length !== batch.episodes.length) {
+    throw new GllamError("E_INTERNAL", `${options.staticAhead.vectors.length} static vectors given for ${batch.episodes.length} episodes`);
+  }
+  for (const [i, episode] of batch.episodes.entries()) {
     const key = `${episode.scope}\u0000${episode.sessionId}`;
     if (!sessionKeys.has(key)) {
       ensureSession.run(episode.scope, episode.sessionId, now);
@@ -106,12 +116,13 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
     if (row) {
       ids.push(row.id);
       fresh.push({ id: row.id, scope: episode.scope, speaker: episode.speaker, content: episode.content });
+      freshIndexes.push(i);
     } else {
       ids.push(existing.get(episode.scope, hash)!.id);
     }
   }
   const mentions = linkEpisodeMentions(db, fresh);
-  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh);
+  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh, options.staticAhead && selectAhead(options.staticAhead, freshIndexes));
   if (fresh.length > 0) maintainLexicon(db, new Set(fresh.map((episode) => episode.scope)));
   return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
 }

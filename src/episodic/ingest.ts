@@ -13,6 +13,8 @@ import type { Store } from "../engine/store.ts";
 import type { WALCheckpointManager } from "../engine/wal.ts";
 import { ScopeSchema } from "../memory/types.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import { startEmbedAhead, type EmbedAhead } from "./embed-ahead.ts";
+import { selectAhead, type StaticAhead } from "./static-vectors.ts";
 import { checkEpisode, checkSession, insertEpisodes, parseEpisodes, type ParsedBatch, type ParsedEpisode, type ParsedSession } from "./episodes.ts";
 import { openSource, statSourceFile, type FileIdentity, type ReadSourceOptions, type Source } from "./formats/read-source.ts";
 import type { BadRecord, FormatName, IngestUnit } from "./formats/source.ts";
@@ -75,6 +77,8 @@ export type IngestOptions = IngestFileOptions & {
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
 };
+/** What writeFile takes besides: the worker computing static vectors ahead (ingestFiles starts it for an ingest of more than a chunk). */
+type WriteFileOptions = IngestOptions & { embedAhead?: EmbedAhead };
 
 type ValidRecord = { session: ParsedSession } | { episode: ParsedEpisode };
 
@@ -138,7 +142,7 @@ async function checkFile(path: string, options: IngestFileOptions): Promise<Chec
 }
 
 /** Pass 2: writes a checked file chunk by chunk (under a job when it takes more than one). */
-async function writeFile(store: Store, file: CheckedFile, options: IngestOptions, onChunk: (episodes: number) => void): Promise<FileIngestReport> {
+async function writeFile(store: Store, file: CheckedFile, options: WriteFileOptions, onChunk: (episodes: number) => void): Promise<FileIngestReport> {
   const now = statSourceFile(file.path);
   if (now.size !== file.identity.size || now.mtimeMs !== file.identity.mtimeMs) {
     throw new GllamError("E_BAD_INPUT", `${file.path} changed while it was being ingested; nothing from it was written (run the ingest again)`);
@@ -161,20 +165,29 @@ async function writeFile(store: Store, file: CheckedFile, options: IngestOptions
   const resumedAt = job?.state.done ?? 0;
   const state: IngestJobState = { ...(job?.state ?? { done: 0, inserted: 0, duplicates: 0, mentions: 0 }) };
   const counts = { inserted: 0, duplicates: 0, mentions: 0 };
+  // A full chunk goes to the embedding worker (options.embedAhead) at once and is written after the
+  // chunk before it: the worker computes its static vectors while the writer writes that one.
+  type Chunk = { batch: ParsedBatch; seen: number; staticAhead?: Promise<StaticAhead | undefined> };
   let batch: ParsedBatch = { sessions: [], episodes: [] };
   let seen = 0;
-  const commit = (last: boolean) => {
-    if (batch.episodes.length === 0 && batch.sessions.length === 0 && !(last && job)) return;
+  let pending: Chunk | undefined;
+  const send = (): Chunk => {
+    const chunk = { batch, seen, staticAhead: batch.episodes.length > 0 ? options.embedAhead?.embed(db, [batch]) : undefined };
+    batch = { sessions: [], episodes: [] };
+    return chunk;
+  };
+  const commit = async (chunk: Chunk, last: boolean) => {
+    if (chunk.batch.episodes.length === 0 && chunk.batch.sessions.length === 0 && !(last && job)) return;
+    const staticAhead = await chunk.staticAhead;
     store.transaction(() => {
-      const result = insertEpisodes(db, batch, { staticEmbedder: options.staticEmbedder });
+      const result = insertEpisodes(db, chunk.batch, { staticEmbedder: options.staticEmbedder, staticAhead });
       counts.inserted += result.inserted;
       counts.duplicates += result.duplicates;
       counts.mentions += result.mentions;
-      Object.assign(state, { done: seen, inserted: state.inserted + result.inserted, duplicates: state.duplicates + result.duplicates, mentions: state.mentions + result.mentions });
+      Object.assign(state, { done: chunk.seen, inserted: state.inserted + result.inserted, duplicates: state.duplicates + result.duplicates, mentions: state.mentions + result.mentions });
       if (job) advanceIngestJob(db, job, state, last);
     });
-    onChunk(batch.episodes.length);
-    batch = { sessions: [], episodes: [] };
+    onChunk(chunk.batch.episodes.length);
   };
   const source = openSource(file.path, () => fileBlocks(file.path), options);
   try {
@@ -183,11 +196,15 @@ async function writeFile(store: Store, file: CheckedFile, options: IngestOptions
       if ("session" in record) batch.sessions.push(record.session);
       else if (++seen > resumedAt) batch.episodes.push(record.episode);
       if (batch.episodes.length >= CHUNK) {
-        commit(false);
+        const full = send();
+        if (pending) await commit(pending, false);
+        pending = full;
         await breathe();
       }
     }
-    commit(true);
+    const final = send();
+    if (pending) await commit(pending, false);
+    await commit(final, true);
   } catch (error) {
     if (!job || !(error instanceof GllamError)) throw error;
     throw new GllamError(
@@ -207,14 +224,17 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   let done = 0;
   const files: FileIngestReport[] = [];
   const restoreSettings = useIngestSettings(store);
+  // A worker costs its start (~0.1 s, a copy of the static table): worth it past one chunk.
+  const embedAhead = options.staticEmbedder && total > CHUNK ? startEmbedAhead(options.staticEmbedder) : undefined;
   try {
     for (const file of checked) {
-      files.push(await writeFile(store, file, options, (episodes) => onProgress?.((done += episodes), total, file.path)));
+      files.push(await writeFile(store, file, { ...options, embedAhead }, (episodes) => onProgress?.((done += episodes), total, file.path)));
       options.walCheckpoints?.tick();
       await breathe();
     }
   } finally {
     restoreSettings();
+    await embedAhead?.close();
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return {
@@ -244,11 +264,25 @@ function useIngestSettings(store: Store): () => void {
   };
 }
 
-export type WriteUnitsOptions = { staticEmbedder?: StaticEmbedder };
+export type WriteUnitsOptions = {
+  staticEmbedder?: StaticEmbedder;
+  /** The static vectors (and cells) of every episode of the batches, in order, computed ahead (embed-ahead.ts), so none is computed on the writer's thread. */
+  staticAhead?: StaticAhead;
+};
+export type WriteCounts = { episodes: number; inserted: number; duplicates: number; mentions: number };
+
+/** Units checked against the episode schema (a bad one throws), ready for writeBatches. */
+export function parseUnits(units: IngestUnit[]): ParsedBatch[] {
+  return units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
+}
 
 /** Validates, then writes units in one transaction (the benchmarks' conversations), with an ingest's page cache and checkpoints; returns counts. */
-export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): { episodes: number; inserted: number; duplicates: number; mentions: number } {
-  const batches = units.map((unit) => parseEpisodes(unit.episodes, { sessions: unit.sessions, where: unit.key }));
+export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnitsOptions = {}): WriteCounts {
+  return writeBatches(store, parseUnits(units), options);
+}
+
+/** Writes parsed units in one transaction, with an ingest's page cache and checkpoints; returns counts. */
+export function writeBatches(store: Store, batches: ParsedBatch[], options: WriteUnitsOptions = {}): WriteCounts {
   const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
   const restoreSettings = useIngestSettings(store);
   try {
@@ -256,7 +290,9 @@ export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnit
     // pending terms into a segment each time (16% of the bench's ingest time at 100K).
     store.transaction(() => {
       for (const batch of batches) {
-        const result = insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder });
+        const at = totals.episodes;
+        const staticAhead = options.staticAhead && selectAhead(options.staticAhead, batch.episodes.map((_, i) => at + i));
+        const result = insertEpisodes(store.db(), batch, { staticEmbedder: options.staticEmbedder, staticAhead });
         totals.episodes += batch.episodes.length;
         totals.inserted += result.inserted;
         totals.duplicates += result.duplicates;

@@ -9,30 +9,39 @@ import { readMetadata } from "../engine/metadata.ts";
 import { ensureStaticVectorTable, hasTable, VECTOR_TIERS } from "../engine/schema.ts";
 import type { QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedder.ts";
-import { knnCells, maintainCells, scopeHasCells } from "./episode-cells.ts";
+import { knnCells, maintainCells, scopeHasCells, type AssignedCells } from "./episode-cells.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
 
+/** Static vectors computed ahead of the write (embed-ahead.ts), one per item, and when computed their cells. */
+export type StaticAhead = { vectors: Float32Array[]; cells?: AssignedCells };
+
+/** The items at these indexes of what was computed ahead, in that order. */
+export function selectAhead(ahead: StaticAhead, indexes: number[]): StaticAhead {
+  const cells = ahead.cells && { centroids: ahead.cells.centroids, cells: Int32Array.from(indexes, (i) => ahead.cells!.cells[i]!) };
+  return { vectors: indexes.map((i) => ahead.vectors[i]!), cells };
+}
+
 /** Episodes embedded per transaction by fillStaticVectors. */
 const FILL_BATCH = 5000;
 
 /**
- * Embeds texts and stores their static vectors (replacing the ones of nodes; episodes are new);
- * the caller holds the write transaction. Returns how many were stored: none when the stored
- * static vectors come from another table.
+ * Embeds texts (unless their vectors were computed ahead) and stores their static vectors
+ * (replacing the ones of nodes; episodes are new); the caller holds the write transaction. Returns
+ * how many were stored: none when the stored static vectors come from another table.
  *
  * An episode of a scope that has cells (episode-cells.ts) is stored in its cell only: the cells
  * hold every vector of such a scope, and the scope's KNN, exact KNN, export and counts read them
  * (scopeStaticTable). The second copy cost a vec0 insert per turn (~10% of an ingest's CPU at 1M)
  * and 0.25 GB of the 1M file. The episodes stored before the scope got its cells keep their copy.
  */
-export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "nodes" | "episodes", items: QueuedText[]): number {
+export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "nodes" | "episodes", items: QueuedText[], ahead?: StaticAhead): number {
   if (items.length === 0 || !ensureStaticVectorTable(db, embedder.modelVersion, embedder.dims)) return 0;
   const table = VECTOR_TIERS.static[kind];
   const column = kind === "nodes" ? "node_id" : "episode_id";
-  const vectors = embedder.embedSync(items.map((item) => item.text));
+  const vectors = ahead?.vectors ?? embedder.embedSync(items.map((item) => item.text));
   const remove = kind === "nodes" ? db.query(`DELETE FROM ${table} WHERE ${column} = ?`) : undefined;
   const insert = db.query(`INSERT INTO ${table} (${column}, scope, embedding) VALUES (?, ?, vec_int8(?))`);
   const inCells = new Map<string, boolean>();
@@ -42,7 +51,7 @@ export function writeStaticRows(db: Database, embedder: StaticEmbedder, kind: "n
     remove?.run(item.key);
     insert.run(item.key, item.scope, toInt8Vector(vectors[i]!));
   });
-  if (kind === "episodes") maintainCells(db, "static", embedder.dims, items, vectors);
+  if (kind === "episodes") maintainCells(db, "static", embedder.dims, items, vectors, ahead?.cells);
   return items.length;
 }
 
@@ -62,9 +71,9 @@ export function countStaticEpisodeVectors(db: Database): number {
   return all - count(`SELECT count(*) AS n FROM ${tables.episodes} WHERE scope IN (SELECT scope FROM ${tables.cellScopes})`) + count(`SELECT count(*) AS n FROM ${tables.episodeCells}`);
 }
 
-/** Embeds and stores static vectors for new episodes; the caller holds the write transaction. */
-export function writeStaticVectors(db: Database, embedder: StaticEmbedder, episodes: EpisodeText[]): number {
-  return writeStaticRows(db, embedder, "episodes", episodes.map((episode) => ({ key: episode.id, scope: episode.scope, text: episodeEmbeddingText(episode) })));
+/** Embeds (unless their vectors are given) and stores static vectors for new episodes; the caller holds the write transaction. */
+export function writeStaticVectors(db: Database, embedder: StaticEmbedder, episodes: EpisodeText[], ahead?: StaticAhead): number {
+  return writeStaticRows(db, embedder, "episodes", episodes.map((episode) => ({ key: episode.id, scope: episode.scope, text: episodeEmbeddingText(episode) })), ahead);
 }
 
 export type StaticTierState = "ready" | "empty" | "drift";

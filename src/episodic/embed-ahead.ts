@@ -1,0 +1,91 @@
+/**
+ * Static vectors on the second core: a worker (its own copy of the static table) embeds the next
+ * chunk's episodes, and assigns them their cells when the tier has centroids, while the writer's
+ * thread writes this chunk. At 1M episodes the static embedding was ~12% of an ingest's CPU and the
+ * cell assignment ~8%, both on the writer's thread; it now only waits when the worker is behind.
+ * Same vectors and cells (the same table and code); a worker that fails leaves the work to the
+ * writer's thread (embed resolves undefined), so an ingest never fails for it.
+ */
+import type { Database } from "bun:sqlite";
+import { embeddedPath, isEmbeddedPath } from "../engine/embedded.ts";
+import type { EmbedderSpec } from "../embed/embedder.ts";
+import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
+import type { ParsedBatch } from "./episodes.ts";
+import { tierCentroids, type Centroids } from "./episode-cells.ts";
+import type { StaticAhead } from "./static-vectors.ts";
+import { episodeEmbeddingText } from "./vectors.ts";
+
+export type AheadRequest = { type: "init"; spec: EmbedderSpec } | { type: "chunk"; id: number; texts: string[]; centroids?: Centroids };
+export type AheadReply = { type: "vectors"; id: number; dims: number; packed: Float32Array; cells?: Int32Array } | { type: "error"; id: number; message: string };
+
+export type EmbedAhead = {
+  /** Sends the batches' episodes to the worker (before it returns); resolves undefined when the worker failed. */
+  embed(db: Database, batches: ParsedBatch[]): Promise<StaticAhead | undefined>;
+  /** Terminates the worker (its memory goes with it). */
+  close(): Promise<void>;
+  /** Chunks the worker answered, and those left to the writer's thread (it failed). */
+  readonly answered: number;
+  readonly failed: number;
+};
+
+/**
+ * The worker's entry point. In the compiled binary, scripts/build.ts embeds it as an entry point of
+ * its own, stored by its path below src/ as .js.
+ */
+const WORKER_ENTRY = isEmbeddedPath(import.meta.url) ? embeddedPath("episodic/static-ahead-worker.js") : new URL("./static-ahead-worker.ts", import.meta.url).href;
+
+/** A worker for the static embedder, or undefined when it cannot be rebuilt in one (no spec). */
+export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefined {
+  if (!embedder.spec) return undefined;
+  const worker = new Worker(WORKER_ENTRY);
+  worker.postMessage({ type: "init", spec: embedder.spec } satisfies AheadRequest);
+  const waiting = new Map<number, (reply: AheadReply | undefined) => void>();
+  worker.addEventListener("message", (event: MessageEvent<AheadReply>) => {
+    waiting.get(event.data.id)?.(event.data);
+    waiting.delete(event.data.id);
+  });
+  const failAll = () => {
+    for (const settle of waiting.values()) settle(undefined);
+    waiting.clear();
+  };
+  worker.addEventListener("close", failAll);
+  // Referenced only while a chunk is out: an idle worker never keeps the process alive.
+  worker.unref();
+  let nextId = 1;
+  let closed = false;
+  let answered = 0;
+  let failed = 0;
+  return {
+    get answered() {
+      return answered;
+    },
+    get failed() {
+      return failed;
+    },
+    embed(db, batches) {
+      if (closed) return Promise.resolve(undefined);
+      const id = nextId++;
+      const texts = batches.flatMap((batch) => batch.episodes.map(episodeEmbeddingText));
+      const centroids = tierCentroids(db, "static");
+      worker.ref();
+      const reply = new Promise<AheadReply | undefined>((resolve) => waiting.set(id, resolve));
+      worker.postMessage({ type: "chunk", id, texts, centroids } satisfies AheadRequest);
+      return reply.then((answer) => {
+        if (waiting.size === 0) worker.unref();
+        if (answer?.type !== "vectors" || answer.packed.length !== texts.length * answer.dims) {
+          failed++;
+          return undefined;
+        }
+        answered++;
+        const vectors = Array.from({ length: texts.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
+        return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells } };
+      });
+    },
+    close() {
+      closed = true;
+      const exited = new Promise<void>((resolve) => worker.addEventListener("close", () => resolve()));
+      worker.terminate();
+      return exited;
+    },
+  };
+}
