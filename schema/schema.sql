@@ -342,6 +342,28 @@ CREATE TABLE IF NOT EXISTS procedural_versions (
   PRIMARY KEY (procedure_id, version)
 ) STRICT, WITHOUT ROWID;
 
+-- The episode lexicon (src/episodic/lexicon/): an inverted index of its own over the episodes of
+-- large scopes, for BM25 that costs a few nanoseconds a posting (FTS5's bm25() costs ~1 µs per
+-- matching episode). Episodes are indexed in blocks of consecutive ids, merged eight at a time
+-- into the next level; a block's postings for a term are one row. Derived data: rebuilt by ingest.
+CREATE TABLE IF NOT EXISTS episode_lexicon_blocks (
+  scope     TEXT NOT NULL,
+  block     INTEGER NOT NULL,  -- the first episode id the block covers
+  last_id   INTEGER NOT NULL,  -- the last episode id it covers
+  level     INTEGER NOT NULL,
+  documents INTEGER NOT NULL,
+  tokens    INTEGER NOT NULL,
+  PRIMARY KEY (scope, block)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS episode_lexicon_postings (
+  scope     TEXT NOT NULL,
+  block     INTEGER NOT NULL,
+  term      TEXT NOT NULL,
+  documents INTEGER NOT NULL,
+  postings  BLOB NOT NULL,     -- src/episodic/lexicon/postings.ts
+  PRIMARY KEY (scope, block, term)
+) STRICT, WITHOUT ROWID;
+
 -- @vectors: created once the embedder's dimension is known ({{dims}} is substituted by initSchema).
 -- Cosine distance, so embedders that do not normalise their vectors rank correctly too.
 CREATE VIRTUAL TABLE IF NOT EXISTS semantic_embeddings USING vec0(
@@ -368,3 +390,4 @@ CREATE VIRTUAL TABLE IF NOT EXISTS node_static_vectors USING vec0(
   scope TEXT PARTITION KEY,
   embedding int8[{{dims}}] distance_metric=cosine
 );
+

@@ -49,6 +49,8 @@ export type ScaleRow = {
   model_recall_p50_ms: number | null;
   /** Static KNN: the engine's (approximate) and brute-force exact, over the same vectors. */
   knn_p50_ms: number;
+  /** The engine's static KNN asked for 100 neighbours, as recall asks (tuning.candidates). */
+  knn_k100_p50_ms: number;
   knn_exact_p50_ms: number;
   /** Evidence turns (in any copy) among the KNN's top 10, averaged over questions. */
   knn_recall_at_10: number;
@@ -274,6 +276,7 @@ export async function measureSize(gllam: Gllam, questions: Question[], docOf: Ma
   const scope = "default";
   const vectors = options.staticEmbedder.embedSync(questions.map((q) => q.text));
   const knn: number[] = [];
+  const knn100: number[] = [];
   const exact: number[] = [];
   const scores = { approx: [] as number[], exact: [] as number[], overlap: [] as number[] };
   const docsOf = (ids: number[]) => {
@@ -288,6 +291,9 @@ export async function measureSize(gllam: Gllam, questions: Question[], docOf: Ma
     const approxIds = knnStaticEpisodes(db, vectors[i]!, 10, scope).map((hit) => hit.episodeId);
     knn.push(performance.now() - started);
     started = performance.now();
+    knnStaticEpisodes(db, vectors[i]!, 100, scope);
+    knn100.push(performance.now() - started);
+    started = performance.now();
     const exactIds = exactStaticEpisodes(db, vectors[i]!, 10, scope).map((hit) => hit.episodeId);
     exact.push(performance.now() - started);
     scores.approx.push(recallAtK(docsOf(approxIds), q.relevant, 10));
@@ -299,6 +305,7 @@ export async function measureSize(gllam: Gllam, questions: Question[], docOf: Ma
     recall_p95_ms: round(percentile(recall, 95), 2),
     lexical_p50_ms: round(percentile(lexical, 50), 2),
     knn_p50_ms: round(percentile(knn, 50), 2),
+    knn_k100_p50_ms: round(percentile(knn100, 50), 2),
     knn_exact_p50_ms: round(percentile(exact, 50), 2),
     knn_recall_at_10: round(mean(scores.approx)),
     knn_exact_recall_at_10: round(mean(scores.exact)),

@@ -49,7 +49,8 @@ export function initSchema(db: Database): void {
     if (dims) createVectorTables(db, Number(dims));
     const staticDims = readMetadata(db, "static_dims");
     if (staticDims) createVectorTables(db, Number(staticDims), STATIC_VECTOR_DDL);
-    for (const tier of ["model", "static"] as const) indexCellChunks(db, tier);
+    // Cells built before their chunk index existed get it (the vector tables get theirs when made, above).
+    for (const tier of ["model", "static"] as const) indexVectorChunks(db, tier);
   }).immediate();
 }
 
@@ -77,6 +78,7 @@ function createVectorTables(db: Database, dims: number, ddl = VECTOR_DDL!): void
     throw new GllamError("E_BAD_INPUT", `embedding dimension must be an integer in 1..8192, got ${dims}`);
   }
   db.run(ddl.replaceAll("{{dims}}", String(dims)));
+  for (const tier of ["model", "static"] as const) indexVectorChunks(db, tier);
 }
 
 /**
@@ -159,16 +161,18 @@ export function deleteVectors(db: Database, kind: "nodes" | "episodes", ids: rea
 }
 
 /**
- * An index on the cells table's chunks by partition (scope, cell): vec0 finds a partition's chunks
- * by `partition00 = ? AND partition01 = ?` on its `_chunks` shadow table, which it does not index,
- * so every probed cell (and every insert, looking for its cell's last chunk) read the chunk rows
- * of every cell of the file (~2,300 at 1M). An index on a shadow table is SQLite's own; vec0
- * neither knows nor minds, and dropping the vec0 table drops it. Idempotent: initSchema adds it to
- * files whose cells were built before (src/episodic/episode-cells.ts builds them).
+ * Indexes on vec0's chunk tables by partition: vec0 finds a partition's chunks by `partition00 = ?
+ * [AND partition01 = ?]` on its `_chunks` shadow table, which it does not index, so every probed
+ * cell (and every insert, looking for its partition's last chunk) read the chunk rows of every
+ * partition of the file (~2,300 cells at 1M); the int8 scan (src/episodic/int8-scan.ts) reads a
+ * scope's chunks of episode_static_vectors the same way. An index on a shadow table is SQLite's
+ * own; vec0 neither knows nor minds, and dropping the vec0 table drops it. Idempotent: initSchema
+ * adds them to files made before (src/episodic/episode-cells.ts builds the cells).
  */
-export function indexCellChunks(db: Database, tier: VectorTier): void {
-  const { episodeCells } = VECTOR_TIERS[tier];
+export function indexVectorChunks(db: Database, tier: VectorTier): void {
+  const { episodeCells, episodes } = VECTOR_TIERS[tier];
   if (hasTable(db, `${episodeCells}_chunks`)) db.run(`CREATE INDEX IF NOT EXISTS ${episodeCells}_chunks_partition ON ${episodeCells}_chunks (partition00, partition01)`);
+  if (hasTable(db, `${episodes}_chunks`)) db.run(`CREATE INDEX IF NOT EXISTS ${episodes}_chunks_partition ON ${episodes}_chunks (partition00)`);
 }
 
 export function hasTable(db: Database, name: string): boolean {

@@ -7,7 +7,8 @@
  * dot products), trained once per file and tier on a sample of the first scope to reach
  * SCOPE_THRESHOLD vectors. From then on that scope's vectors are copied, with their cell, into the
  * tier's cells table (a vec0 table partitioned by scope and cell), and a query searches the PROBES[tier]
- * cells nearest to it, exactly within each. Smaller scopes keep brute-force KNN.
+ * cells nearest to it, exactly within each: static cells by reading their chunks and scoring them
+ * in WebAssembly (int8-scan.ts), model cells by a vec0 query each. Smaller scopes keep brute-force KNN.
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
  * of a tier) drops that tier's cells and the next write to a large scope rebuilds them, and import
@@ -15,12 +16,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
-import { hasTable, indexCellChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 // Fewer, larger cells than the usual sqrt(n): each probed cell is a vec0 query of its own (~0.7 ms
 // of partition lookup at 1M before any vector is read), so 256 cells and 16 probes beat 1,024 and 64.
-// With indexCellChunks (most of that lookup gone), 1,024 cells find more of the exact top 10 per ms
+// With indexVectorChunks (most of that lookup gone), 1,024 cells find more of the exact top 10 per ms
 // but less of the bench's evidence at 1M (README, "The query path, second pass"): 256 kept.
 const COARSE = 16;
 const FINE = 16;
@@ -28,12 +30,13 @@ export const CELLS = COARSE * FINE;
 /** A scope gets cells from this many episodes on (below it, brute force costs under ~20 ms). */
 export const SCOPE_THRESHOLD = 50_000;
 /**
- * Cells searched per query, per tier. Static: 12 of 256 (~5% of the vectors). On the 1M bench file
- * (100 dev questions; share of exact KNN's top 10 found / p50 at load ~2): 24 probes 95% / 74 ms,
- * 16 89% / 51 ms, 12 85% / 38 ms, 8 77% / 24 ms; recall@10 on the evidence is exact KNN's (.432)
- * down to 12 probes (.422 at 8), and hybrid search's top 10 holds the same evidence (.467) at all
- * four. The static tier only breaks BM25's near-ties in recall (staticAloneWeight), so its KNN
- * buys speed with exactness here. Model: 24, not re-measured.
+ * Cells searched per query, per tier. Static: 12 of 256 (~9% of the vectors at 1M: queries fall in
+ * the larger cells). On the 1M bench file (100 dev questions; share of exact KNN's top 10 found /
+ * p50 with vec0 queries at load ~2): 24 probes 95% / 74 ms, 16 89% / 51 ms, 12 85% / 38 ms, 8 77% /
+ * 24 ms; scanned (int8-scan.ts, load ~3): 24 27 ms, 16 18 ms, 12 14 ms. Recall@10 on the evidence
+ * is exact KNN's (.432) down to 12 probes (.422 at 8), and hybrid search's top 10 holds the same
+ * evidence (.467) at all four. The static tier only breaks BM25's near-ties in recall
+ * (staticAloneWeight), so its KNN buys speed with exactness here. Model: 24, not re-measured.
  */
 export const PROBES: Record<VectorTier, number> = { static: 12, model: 24 };
 const TRAIN_SAMPLE = 16_384;
@@ -260,7 +263,7 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
   const tables = VECTOR_TIERS[tier];
   const codec = CODECS[tier];
   db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tables.episodeCells} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding ${codec.element}[${dims}] distance_metric=cosine, chunk_size=512)`);
-  indexCellChunks(db, tier);
+  indexVectorChunks(db, tier);
   const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>(`SELECT episode_id AS id, embedding FROM ${tables.episodes} WHERE scope = ?`).all(scope);
   const vectors = rows.map((row) => codec.read(row.embedding, dims));
   let centroids = readCentroids(db, tier);
@@ -279,8 +282,9 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
 
 /**
  * KNN over the tier's cells nearest the query; undefined when the scope has no cells (brute force
- * then). Each cell is asked first for a few neighbours (the cost of a vec0 query grows with k: 0.13
- * ms at k = 10, 0.27 at 100 for a cell of ~400 int8 vectors); only a cell whose last one is still
+ * then). Static cells are scanned (int8-scan.ts). For the model tier, each cell is asked first for
+ * a few neighbours (the cost of a vec0 query grows with k: 0.13 ms at k = 10, 0.27 at 100 for a
+ * cell of ~400 int8 vectors); only a cell whose last one is still
  * nearer than the k-th best found so far may hold more of the top k, and only it is asked again
  * for k. The answer is the same as asking every cell for k.
  */
@@ -289,12 +293,16 @@ export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k
   const centroids = readCentroids(db, tier);
   if (!centroids) return undefined;
   const { episodeCells, sqlVector } = VECTOR_TIERS[tier];
+  const probed = nearestCells(centroids, unit(vector), probes);
+  // Static (int8) cells are read chunk by chunk and scored in WebAssembly: the same distances, at
+  // about a third of the time of a vec0 query per cell (int8-scan.ts). Model (float) cells stay with vec0.
+  if (tier === "static" && scannable(centroids.dims)) return scanInt8Partitions(db, episodeCells, probed.map((cell) => [scope, cell]), toInt8Vector(vector), k);
   const query = db.query<EpisodeHit, [Int8Array | Float32Array, number, string, number]>(
     `SELECT episode_id AS episodeId, distance FROM ${episodeCells} WHERE embedding MATCH ${sqlVector} AND k = ? AND scope = ? AND cell = ?`,
   );
   const q = CODECS[tier].toSql(vector);
   const firstK = Math.min(k, Math.max(FIRST_K, Math.ceil((2 * k) / probes)));
-  const cells = nearestCells(centroids, unit(vector), probes).map((cell) => ({ cell, hits: query.all(q, firstK, scope, cell) }));
+  const cells = probed.map((cell) => ({ cell, hits: query.all(q, firstK, scope, cell) }));
   const kth = (hits: EpisodeHit[]) => hits.sort((a, b) => a.distance - b.distance)[k - 1]?.distance ?? Infinity;
   // The k-th best so far never falls below the final one, so it bounds what a cell's unseen
   // neighbours could add; each re-asked cell (nearest cells first) tightens it for the rest.

@@ -19,6 +19,7 @@ import {
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { linkEpisodeMentions } from "./mentions.ts";
 import { selectAhead, writeStaticVectors, type StaticAhead } from "./static-vectors.ts";
+import { maintainLexicon } from "./lexicon/build.ts";
 
 export type ParsedEpisode = ReturnType<typeof parseEpisode>;
 export type ParsedSession = ReturnType<typeof parseSession>;
@@ -122,6 +123,7 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
   }
   const mentions = linkEpisodeMentions(db, fresh);
   if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh, options.staticAhead && selectAhead(options.staticAhead, freshIndexes));
+  if (fresh.length > 0) maintainLexicon(db, new Set(fresh.map((episode) => episode.scope)));
   return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
 }
 

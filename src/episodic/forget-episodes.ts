@@ -7,6 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { deleteVectors } from "../engine/schema.ts";
+import { readLexiconTurns, rewriteLexiconTurns } from "./lexicon/forget.ts";
 
 export type RemovedEpisodes = {
   episodeVectors: number;
@@ -27,6 +28,11 @@ export function removeEpisodes(db: Database, ids: readonly number[]): RemovedEpi
       "SELECT id, scope, session_id AS sessionId, seq, occurred_at AS occurredAt FROM episodes WHERE id IN (SELECT value FROM json_each(?))",
     )
     .all(list);
+  // The lexicon's view of the forgotten turns and of the turn after each, before they change.
+  const next = db.query<{ id: number }, [string, string, number]>("SELECT id FROM episodes WHERE scope = ? AND session_id = ? AND seq = ?");
+  const lexicon = [...Map.groupBy(places, (place) => place.scope)].map(([scope, group]) =>
+    readLexiconTurns(db, scope, group.flatMap((place) => [place.id, ...next.all(place.scope, place.sessionId, place.seq + 1).map((row) => row.id)])),
+  );
   removed.mentions = db.query("DELETE FROM episode_mentions WHERE episode_id IN (SELECT value FROM json_each(?))").run(list).changes;
   const vectors = deleteVectors(db, "episodes", ids);
   removed.episodeVectors = vectors.model + vectors.static;
@@ -40,8 +46,9 @@ export function removeEpisodes(db: Database, ids: readonly number[]): RemovedEpi
   db.query("DELETE FROM episodes WHERE id IN (SELECT value FROM json_each(?))").run(list);
   // Setting content to itself fires episodes_fts_update, which indexes the next turn with its new
   // predecessor (none now), by the same rule as every insert.
-  const touch = db.query("UPDATE episodes SET content = content WHERE scope = ? AND session_id = ? AND seq = ?");
-  for (const place of places) removed.reindexed += touch.run(place.scope, place.sessionId, place.seq + 1).changes;
+  const touch = db.query<{ id: number }, [string, string, number]>("UPDATE episodes SET content = content WHERE scope = ? AND session_id = ? AND seq = ? RETURNING id");
+  for (const place of places) removed.reindexed += touch.all(place.scope, place.sessionId, place.seq + 1).length;
+  for (const turns of lexicon) rewriteLexiconTurns(db, turns);
   return removed;
 }
 

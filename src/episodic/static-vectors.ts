@@ -10,6 +10,7 @@ import { ensureStaticVectorTable, hasTable, VECTOR_TIERS } from "../engine/schem
 import type { QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { knnCells, maintainCells, scopeHasCells, type AssignedCells } from "./episode-cells.ts";
+import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
@@ -85,13 +86,18 @@ export function staticTierState(db: Database, embedder: StaticEmbedder): StaticT
 
 /**
  * The episodes nearest a static query vector within a scope: over the cells nearest the query in
- * a large scope (episode-cells.ts), else by brute force.
+ * a large scope (episode-cells.ts), else over every vector of the scope, scanned as the cells are
+ * (int8-scan.ts: vec0's distances, ~25x less CPU per vector).
  */
 export function knnStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
-  return knnCells(db, "static", vector, k, scope) ?? exactStaticEpisodes(db, vector, k, scope);
+  const query = toInt8Vector(vector);
+  return (
+    knnCells(db, "static", vector, k, scope) ??
+    (scannable(query.length) ? scanInt8Partitions(db, VECTOR_TIERS.static.episodes, [[scope]], query, k) : exactStaticEpisodes(db, vector, k, scope))
+  );
 }
 
-/** The episodes nearest a static query vector within a scope, by brute force over every vector of the scope. */
+/** The episodes nearest a static query vector within a scope, by vec0's brute force over every vector of the scope (the bench's reference). */
 export function exactStaticEpisodes(db: Database, vector: Float32Array, k: number, scope: string): EpisodeHit[] {
   return db
     .query<EpisodeHit, [Int8Array, number, string]>(

@@ -13,6 +13,7 @@ import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.
 // The tiers type lives with the embedders (the semantic layer uses it too); the library exports it from here.
 export type { EmbeddingTiers };
 import { readEpisodes } from "../episodic/episodes.ts";
+import { rankByLexicon } from "../episodic/lexicon/rank.ts";
 import { approximateEpisodeCount, bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, matchesMoreThan, termDocuments, type EpisodeFilter } from "../episodic/lookup.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
@@ -128,6 +129,21 @@ function dropCommonTerms(db: Database, terms: string[], withContext: boolean): s
   return keepRareTerms(terms, isCommon);
 }
 
+/**
+ * The best episodes by BM25 over the words: a large scope's lexicon ranks every word's postings
+ * (episodic/lexicon/); a filtered query, or a scope without one, is ranked by FTS5 (without the
+ * common words, in a large file).
+ */
+function rankWords(db: Database, words: string[], filter: EpisodeFilter, limit: number, contextWeight: number): number[] {
+  const withContext = contextWeight > 0;
+  const all = ftsMatchExpression(words, withContext);
+  if (!all) return [];
+  const ranked = hasFilter(filter) ? undefined : rankByLexicon(db, filter.scope, words, all, limit, contextWeight);
+  if (ranked) return ranked;
+  const match = ftsMatchExpression(dropCommonTerms(db, words, withContext), withContext)!;
+  return bm25Episodes(db, match, filter, limit, contextWeight).map((hit) => hit.episodeId);
+}
+
 /** The terms that are not common, or all of them when every one is. */
 export function keepRareTerms(terms: string[], isCommon: (term: string) => boolean): string[] {
   const rare = terms.filter((term) => !isCommon(term));
@@ -176,9 +192,8 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
 
   const terms = queryTerms(query);
   const split = splitSpeakerTerms(terms, listSpeakers(db, filter.scope));
-  const withContext = tuning.contextWeight > 0;
-  const match = ftsMatchExpression(dropCommonTerms(db, split.contentTerms.length > 0 ? split.contentTerms : terms, withContext), withContext);
-  const bm25Ids = match ? bm25Episodes(db, match, filter, tuning.candidates, tuning.contextWeight).map((hit) => hit.episodeId) : [];
+  const words = split.contentTerms.length > 0 ? split.contentTerms : terms;
+  const bm25Ids = rankWords(db, words, filter, tuning.candidates, tuning.contextWeight);
   // vec0 filters by scope only; other filters apply after KNN, so fetch more when they are set.
   const knnK = hasFilter(filter) ? Math.min(4096, tuning.candidates * 20) : tuning.candidates;
   const keep = (hits: EpisodeHit[]) =>

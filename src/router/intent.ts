@@ -88,3 +88,15 @@ export function queryPhrases(query: string, longest = 3): string[] {
   }
   return [...new Set(phrases)];
 }
+
+/**
+ * "What/which + plural noun + verb" ("What activities does Melanie partake in?", "Which European
+ * countries has she been to?") and "what kinds/types of": a question that asks for a list, whose
+ * answer is spread over many turns, so its context wants breadth (more, shorter turns) over
+ * whole ones. Pure.
+ */
+const ENUMERATION = /^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+|(?:\S+\s+){0,2}?\S+s\s+(?:do|does|did|has|have|had|is|are|was|were|would|might|could|can)\b)/i;
+
+export function asksForList(query: string): boolean {
+  return ENUMERATION.test(query);
+}

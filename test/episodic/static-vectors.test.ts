@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
+import { exactStaticEpisodes, knnStaticEpisodes } from "../../src/episodic/static-vectors.ts";
 import { Gllam } from "../../src/gllam/gllam.ts";
 import { ensureTestStaticTable, failingStaticEmbedder } from "../static-table.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
@@ -33,6 +34,24 @@ describe("the static tier", () => {
     const { hits, staticUsed, denseUsed } = await gllam.searchEpisodes("sister Denver nursing", { k: 3 });
     expect({ staticUsed, denseUsed }).toEqual({ staticUsed: true, denseUsed: false });
     expect(hits[0]).toMatchObject({ content: planted.content, bm25Rank: 1, staticRank: 1, denseRank: null });
+    gllam.close();
+  });
+
+  test("KNN in a scope without cells scans its vectors: vec0's brute force answer, in two scopes of one file", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    const topics = ["rain on the roof", "a loan from the bank", "the ferry to Tangier", "tomatoes in the garden"];
+    gllam.addEpisodes(Array.from({ length: 300 }, (_, i) => ({ sessionId: `s${i % 9}`, seq: i, speaker: i % 2 ? "Ann" : "Bob", content: `${topics[i % 4]} ${i % 7}`, scope: i % 3 ? "default" : "other" })));
+    const db = gllam.db();
+    for (const [text, scope, k] of [["rain", "default", 10], ["bank loan", "other", 25], ["garden", "default", 500]] as const) {
+      const q = staticEmbedder.embedSync([text])[0]!;
+      const exact = exactStaticEpisodes(db, q, k, scope);
+      const scanned = knnStaticEpisodes(db, q, k, scope);
+      expect(scanned.map((hit) => hit.distance)).toEqual(exact.map((hit) => hit.distance));
+      // Equal distances may come in another order (the scan: newest first); the same episodes up to ties at the k-th.
+      const last = exact.at(-1)!.distance;
+      const before = (hits: typeof exact) => hits.filter((hit) => hit.distance < last).map((hit) => hit.episodeId).sort();
+      expect(before(scanned)).toEqual(before(exact));
+    }
     gllam.close();
   });
 

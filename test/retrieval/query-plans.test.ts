@@ -7,6 +7,7 @@ import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Gllam } from "../../src/gllam/gllam.ts";
 import { buildScopeCells, knnCells } from "../../src/episodic/episode-cells.ts";
+import { maintainLexicon } from "../../src/episodic/lexicon/build.ts";
 import { termDocuments } from "../../src/episodic/lookup.ts";
 import { readMetadata } from "../../src/engine/metadata.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
@@ -16,6 +17,7 @@ const unitVector = (dims: number) => Float32Array.from({ length: dims }, () => 1
 let gllam: Gllam;
 let staticDims: number;
 const DAY = 86_400_000;
+const LEXICON = { from: 10, block: 4, fanout: 2 };
 const T0 = Date.parse("2026-01-05T10:00:00Z");
 
 beforeAll(async () => {
@@ -34,6 +36,13 @@ beforeAll(async () => {
   }
   staticDims = Number(readMetadata(gllam.dbRO(), "static_dims"));
   gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticDims));
+  // A scope with an episode lexicon (small blocks; a scope past 50K gets one at ingest), and 8
+  // episodes waiting past its last block.
+  const big = (from: number, count: number) =>
+    Array.from({ length: count }, (_, n) => ({ scope: "big", sessionId: `b${(from + n) % 4}`, seq: Math.floor((from + n) / 4), content: `caddy restarted ${from + n} times on host ${(from + n) % 7}` }));
+  gllam.addEpisodes(big(0, 40));
+  gllam.store.transaction(() => maintainLexicon(gllam.db(), ["big"], LEXICON));
+  gllam.addEpisodes(big(40, 8));
   gllam.saveEpisodicSummary({ scope: "default", sessionId: "s1", summary: "deploying caddy", startTime: T0, endTime: T0 + DAY });
   return () => gllam.close();
 });
@@ -59,9 +68,10 @@ async function captureSql(action: () => unknown): Promise<string[]> {
 
 /**
  * Tables read whole on purpose: the schema, a scope's speakers (a handful, kept by triggers for
- * this), and the cells' bookkeeping (one row per scope with cells, keyed by it; two rows of centroids).
+ * this), the cells' bookkeeping (one row per scope with cells, keyed by it; two rows of centroids)
+ * and a scope's lexicon blocks (a few dozen at a million episodes).
  */
-const SMALL_TABLES = /^(SCAN|SEARCH) (sqlite_schema|episode_speakers|(static|model)_cell_(scopes|centroids))\b/;
+const SMALL_TABLES = /^(SCAN|SEARCH) (sqlite_schema|episode_speakers|(static|model)_cell_(scopes|centroids)|episode_lexicon_blocks)\b/;
 
 /** The lines of a plan that read a scope whole: a table SCAN, or an index search keyed by nothing but the scope. */
 function scopeScans(plan: string[]): string[] {
@@ -95,6 +105,14 @@ const HOT_PATHS: [string, () => unknown][] = [
   // What a scope past the thresholds adds (the cells are built by hand here; a file past 50K
   // episodes gets them at ingest): KNN over the nearest cells, and a query word's share.
   ["static KNN over cells, a word's share", () => [knnCells(gllam.dbRO(), "static", unitVector(staticDims), 20, "default"), termDocuments(gllam.dbRO(), "caddy")]],
+  // The episode lexicon of a scope past 50K (small blocks here): building it, merging, ranking by it.
+  [
+    "the episode lexicon: new blocks, merges, ranking",
+    () => {
+      gllam.store.transaction(() => maintainLexicon(gllam.db(), ["big"], LEXICON));
+      return gllam.recall("caddy restarted on host", { scope: "big" });
+    },
+  ],
 ];
 
 describe("hot query plans", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { classifyIntent, detectEntities, queryPhrases, type Intent } from "../../src/router/intent.ts";
+import { asksForList, classifyIntent, detectEntities, queryPhrases, type Intent } from "../../src/router/intent.ts";
 
 describe("classifyIntent", () => {
   test.each<[string, Intent[]]>([
@@ -65,4 +65,13 @@ test("queryPhrases: longest runs first, runs of stop words left out", () => {
     "york",
     "caddy",
   ]);
+});
+
+test("asksForList: what/which + a plural and a verb, or what kinds of", () => {
+  for (const question of ["What activities does Melanie partake in?", "Which European countries has Maria been to?", "What martial arts has John done?", "What kind of art does Caroline make?", "what types of pottery have they made?", "What symbols are important to her?"]) {
+    expect([question, asksForList(question)]).toEqual([question, true]);
+  }
+  for (const question of ["What is Caroline's identity?", "When did Ann go to Lisbon?", "What does Melanie do to destress?", "How many children does she have?", "Is it true that caddy binds to tailscale?", "What was the name of his dog?"]) {
+    expect([question, asksForList(question)]).toEqual([question, false]);
+  }
 });

@@ -11,7 +11,15 @@ import { forEachWord } from "./words.ts";
 
 export type StaticEmbedder = Embedder & {
   readonly kind: "static";
+  /** The table's word list (as written), most frequent first: the words it has rows of. */
+  readonly words: readonly string[];
   embedSync(texts: string[]): Float32Array[];
+  /**
+   * A list word's vector (case aside), as embedSync gives the one-word text, read straight from its
+   * row into `into` (no scanning, no caching, no allocation: the router reads all 30,000); false
+   * for a word outside the list.
+   */
+  wordVector(word: string, into: Float32Array): boolean;
 };
 
 /** Smooth inverse frequency (Arora et al. 2017): frequent words count for little. */
@@ -91,12 +99,26 @@ export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): S
     return sum;
   }
 
+  function wordVector(word: string, into: Float32Array): boolean {
+    const row = rowOf.get(word.toLowerCase());
+    if (row === undefined) return false;
+    // One row: its scale and weight are one positive factor, which the unit length removes.
+    let norm = 0;
+    for (let i = 0; i < dims; i++) {
+      into[i] = values[row * dims + i]!;
+      norm += into[i]! * into[i]!;
+    }
+    norm = Math.sqrt(norm) || 1;
+    for (let i = 0; i < dims; i++) into[i]! /= norm;
+    return true;
+  }
+
   function embedSync(texts: string[]): Float32Array[] {
     assertEmbeddableTexts(texts);
     return texts.map(embedText);
   }
 
-  return { kind: "static", modelVersion: table.modelVersion, dims, spec, embedSync, embed: async (texts) => embedSync(texts) };
+  return { kind: "static", modelVersion: table.modelVersion, dims, spec, words: table.words, embedSync, wordVector, embed: async (texts) => embedSync(texts) };
 }
 
 /** A unit vector as int8 for storage (cosine distance ignores the per-vector scale). */

@@ -37,6 +37,14 @@ describe("the static embedder", () => {
     expect(rare).toBeGreaterThan(weights[2]!);
   });
 
+  test("wordVector: a list word's vector as embedSync gives its one-word text, written into the buffer; false outside the list", () => {
+    const into = new Float32Array(embedder.dims);
+    expect(embedder.wordVector("Money", into)).toBe(true);
+    expect(dot(into, embedder.embedSync(["money"])[0]!)).toBeCloseTo(1, 5);
+    expect(embedder.words.map((word) => word.toLowerCase())).toContain("money");
+    expect(embedder.wordVector("zebrafishery", into)).toBe(false);
+  });
+
   test("a table holding only some of the words embeds texts of those words exactly as the bigger table", async () => {
     const bigger = createStaticEmbedder(decodeStaticTable(new Uint8Array(readFileSync(await ensureTestStaticTable(["zebra"]))), "bigger"));
     const texts = ["I think the money is fine", "Where is the doctor?"];

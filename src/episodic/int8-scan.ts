@@ -1,0 +1,155 @@
+/**
+ * KNN over int8 vectors read straight from a vec0 table's chunks, scored with WebAssembly SIMD
+ * (int8-distances.wat). sqlite-vec 0.1.9 scores int8 cosine in a scalar loop (~0.3-0.5 µs per
+ * int8[256] vector, plus a partition lookup and a top-k per query); here a chunk of 512 vectors is
+ * one contiguous blob, and the kernel scores ~40 vectors per µs with the same arithmetic, so the
+ * distances are sqlite-vec's to the bit and the k nearest are the same (ties: the newest episode
+ * first, as vec0's brute force orders them).
+ *
+ * It reads vec0's shadow tables as sqlite-vec 0.1.9 (pinned in package.json) lays them out: a
+ * `<table>_chunks` row per chunk (its partition keys, a validity bitmap, the rowids as int64) and
+ * its vectors in `<table>_vector_chunks00` under the chunk's id. test/episodic/int8-scan.test.ts
+ * checks the answers against vec0's own KNN, so a layout change in an upgrade fails there.
+ *
+ * A partition's chunks are found as vec0 finds them: through the cells' index on (scope, cell)
+ * (indexVectorChunks), and by reading the chunk rows of episode_static_vectors (one per 1,024
+ * vectors of the file, without their blobs) for a scope without cells, as vec0's own KNN does.
+ * What bounds a scan is reading the vectors: SQLite hands a chunk's 128 KB over at ~0.3-0.7 ms per
+ * MB (README, "Scale"), where scoring it takes ~12 µs.
+ */
+import type { Database } from "bun:sqlite";
+import { INT8_KERNEL } from "./int8-kernel.ts";
+import type { EpisodeHit } from "./vectors.ts";
+
+type Kernel = { memory: WebAssembly.Memory; distances(q: number, qNorm: number, base: number, n: number, dims: number, out: number): void };
+
+/** Compiled once per thread, on first use; its first calls run in JavaScriptCore's lower tiers (~5 ms for the first chunk, ~0.03 ms a chunk once warm). */
+let kernel: Kernel | undefined;
+function loadKernel(): Kernel {
+  kernel ??= new WebAssembly.Instance(new WebAssembly.Module(INT8_KERNEL)).exports as unknown as Kernel;
+  return kernel;
+}
+
+/** Whether the kernel takes vectors of this dimension (it reads 16 dimensions at a time). */
+export function scannable(dims: number): boolean {
+  return dims > 0 && dims % 16 === 0;
+}
+
+/**
+ * The cosine distances of `count` int8 vectors (one after the other in `vectors`) to the query,
+ * as sqlite-vec's distance_cosine_int8 computes them. The returned array is a view of the
+ * kernel's memory: read it before the next call.
+ */
+export function int8Distances(query: Int8Array, vectors: Uint8Array, count: number): Float32Array {
+  const dims = query.length;
+  if (!scannable(dims) || vectors.length < count * dims) throw new Error(`int8Distances: ${count} vectors of ${dims} dimensions need a multiple of 16 and ${count * dims} bytes`);
+  const k = loadKernel();
+  // Layout: the query, then the distances, then the vectors (16-byte aligned).
+  const out = dims;
+  const base = out + Math.ceil((count * 4) / 16) * 16;
+  const needed = base + count * dims;
+  if (k.memory.buffer.byteLength < needed) k.memory.grow(Math.ceil((needed - k.memory.buffer.byteLength) / 65_536));
+  const bytes = new Uint8Array(k.memory.buffer);
+  bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
+  bytes.set(vectors.subarray(0, count * dims), base);
+  let norm = 0;
+  for (let i = 0; i < dims; i++) norm += query[i]! * query[i]!;
+  k.distances(0, Math.sqrt(norm), base, count, dims, out);
+  return new Float32Array(k.memory.buffer, out, count);
+}
+
+/** The k best (distance, id) pairs seen, nearest first and among equals the larger id (newer episode), kept as a heap whose root is the one to drop first. */
+export class NearestK {
+  private readonly distances: number[] = [];
+  private readonly ids: number[] = [];
+  constructor(private readonly k: number) {}
+
+  /** The distance a newcomer must beat (or tie with a larger id) to enter. */
+  get bound(): number {
+    return this.ids.length < this.k ? Infinity : this.distances[0]!;
+  }
+
+  offer(id: number, distance: number): void {
+    const n = this.ids.length;
+    if (n < this.k) {
+      this.distances.push(distance);
+      this.ids.push(id);
+      this.siftUp(n);
+    } else if (this.k > 0 && this.worse(0, distance, id)) {
+      this.distances[0] = distance;
+      this.ids[0] = id;
+      this.siftDown(0);
+    }
+  }
+
+  /** Nearest first, ties newest first. */
+  hits(): EpisodeHit[] {
+    return this.ids.map((episodeId, i) => ({ episodeId, distance: this.distances[i]! })).sort((a, b) => a.distance - b.distance || b.episodeId - a.episodeId);
+  }
+
+  /** Whether the entry at i ranks after (distance, id). */
+  private worse(i: number, distance: number, id: number): boolean {
+    return this.distances[i]! > distance || (this.distances[i] === distance && this.ids[i]! < id);
+  }
+
+  private swap(i: number, j: number): void {
+    [this.distances[i], this.distances[j]] = [this.distances[j]!, this.distances[i]!];
+    [this.ids[i], this.ids[j]] = [this.ids[j]!, this.ids[i]!];
+  }
+
+  private siftUp(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.worse(i, this.distances[parent]!, this.ids[parent]!)) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private siftDown(i: number): void {
+    const n = this.ids.length;
+    for (;;) {
+      let top = i;
+      for (const child of [2 * i + 1, 2 * i + 2]) if (child < n && this.worse(child, this.distances[top]!, this.ids[top]!)) top = child;
+      if (top === i) return;
+      this.swap(i, top);
+      i = top;
+    }
+  }
+}
+
+type ChunkRow = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
+
+/** A partition's keys, in the order the vec0 table declares them (scope, or scope and cell). */
+type PartitionKeys = [string] | [string, number];
+
+/**
+ * The k nearest episodes to an int8 query among the vectors of a vec0 table (episode_id primary
+ * key, its partition keys) in the given partitions, nearest first, ties newest first. A vector
+ * with no direction (all zeros) has no distance and is never a neighbour.
+ */
+export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number): EpisodeHit[] {
+  const nearest = new NearestK(k);
+  if (partitions.length === 0) return [];
+  const keys = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
+  const chunks = db.query<ChunkRow, PartitionKeys>(`SELECT c.validity, c.rowids, v.vectors FROM "${table}_chunks" c JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id WHERE ${keys}`);
+  const dims = query.length;
+  // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
+  // in a local; a rowid is read only for a vector kept.
+  let bound = nearest.bound;
+  for (const partition of partitions) {
+    for (const chunk of chunks.iterate(...partition)) {
+      const count = chunk.vectors.length / dims;
+      const distances = int8Distances(query, chunk.vectors, count);
+      const { validity } = chunk;
+      for (let i = 0; i < count; i++) {
+        const distance = distances[i]!;
+        // Most fail here; NaN (a zero vector) too.
+        if (!(distance <= bound) || !(validity[i >> 3]! & (1 << (i & 7)))) continue;
+        nearest.offer(Number(new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset).getBigInt64(i * 8, true)), distance);
+        bound = nearest.bound;
+      }
+    }
+  }
+  return nearest.hits();
+}

@@ -1,0 +1,182 @@
+/**
+ * Keeping the episode lexicon: a scope that reaches 50K episodes gets one, and from then on
+ * every 4,096 episodes past the last block become a new block, in the transaction that wrote
+ * them. Blocks of a level merge eight at a time into one of the next level (a log-structured
+ * merge), so a term is read from a few dozen rows at a million episodes. Forgetting rewrites
+ * the rows of the forgotten turns' terms (forget.ts), so merges only concatenate.
+ */
+import type { Database } from "bun:sqlite";
+import { approximateEpisodeCount } from "../lookup.ts";
+import { concatPostings, encodePostings } from "./postings.ts";
+import { lexiconTerms } from "./terms.ts";
+
+/**
+ * from: a scope gets a lexicon at this many episodes (where it gets vector cells too; a smaller
+ * scope is ranked by FTS5 fast enough). block: episodes per new block. fanout: blocks of a level
+ * merged into one of the next. Tests make them small.
+ */
+export type LexiconSizes = { from: number; block: number; fanout: number };
+export const LEXICON_SIZES: LexiconSizes = { from: 50_000, block: 4_096, fanout: 8 };
+/** Blocks one write makes at most (an ingest chunk is 5,000 turns: a backlog shrinks by ~3,000 per chunk). */
+const MAX_BLOCKS_PER_WRITE = 2;
+
+export type IndexedRow = { id: number; content: string; context: string; speaker: string; previousId: number | null };
+
+// A conversation has a few speakers: their names' lengths in terms, counted once.
+const speakerLengths = new Map<string, number>();
+export function speakerLength(speaker: string): number {
+  let length = speakerLengths.get(speaker);
+  if (length === undefined) {
+    if (speakerLengths.size > 10_000) speakerLengths.clear();
+    speakerLengths.set(speaker, (length = lexiconTerms(speaker).length));
+  }
+  return length;
+}
+
+// Per-turn counts, reused from turn to turn (an ingest inverts every turn: no map per turn).
+const turnCounts = new Map<string, number>();
+const CONTEXT = 1 << 16;
+
+/**
+ * The postings of consecutive turns, by term, flat (id, content count, context count, length per
+ * episode, as encodePostings reads them); a turn's terms are reused as the next turn's context.
+ */
+export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>; tokens: number } {
+  const byTerm = new Map<string, number[]>();
+  let tokens = 0;
+  let previousId = -1;
+  let previousTerms: string[] = [];
+  for (const row of rows) {
+    const own = lexiconTerms(row.content);
+    const before = row.previousId !== null && previousId === row.previousId ? previousTerms : lexiconTerms(row.context);
+    previousId = row.id;
+    previousTerms = own;
+    // FTS5's length of a row counts every column, the speaker's name too: the same BM25.
+    const length = own.length + before.length + speakerLength(row.speaker);
+    tokens += length;
+    // A term's count in what was said (low 16 bits) and in the turn before (above them), in one number.
+    for (const term of own) turnCounts.set(term, (turnCounts.get(term) ?? 0) + 1);
+    for (const term of before) turnCounts.set(term, (turnCounts.get(term) ?? 0) + CONTEXT);
+    for (const [term, packed] of turnCounts) {
+      const list = byTerm.get(term);
+      const content = packed % CONTEXT;
+      const context = Math.floor(packed / CONTEXT);
+      if (list) list.push(row.id, content, context, length);
+      else byTerm.set(term, [row.id, content, context, length]);
+    }
+    turnCounts.clear();
+  }
+  return { byTerm, tokens };
+}
+
+/** A term of a block to write: its episodes, and its postings' bytes (a view, bound at once). */
+export type BlockTerm = { term: string; documents: number; encode: () => Uint8Array };
+
+function writeBlock(db: Database, scope: string, level: number, first: number, last: number, documents: number, tokens: number, terms: BlockTerm[]): void {
+  db.query("INSERT INTO episode_lexicon_blocks (scope, block, last_id, level, documents, tokens) VALUES (?, ?, ?, ?, ?, ?)").run(scope, first, last, level, documents, tokens);
+  const insert = db.query("INSERT INTO episode_lexicon_postings (scope, block, term, documents, postings) VALUES (?, ?, ?, ?, ?)");
+  // In key order: the rows append to the table's b-tree.
+  terms.sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  for (const entry of terms) insert.run(scope, first, entry.term, entry.documents, entry.encode());
+}
+
+/** Indexes turns (ascending ids) as a block at the level. */
+function writeTurns(db: Database, scope: string, level: number, first: number, last: number, rows: IndexedRow[]): void {
+  const { byTerm, tokens } = invertTurns(rows);
+  const terms = [...byTerm].map(([term, flat]) => ({ term, documents: flat.length / 4, encode: () => encodePostings(flat, first) }));
+  writeBlock(db, scope, level, first, last, rows.length, tokens, terms);
+}
+
+// Every query here is driven by an id range: `+scope` keeps SQLite from walking the scope's
+// index instead (a million entries at 1M, ~100 ms, where the range holds a few thousand ids).
+export const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
+  FROM episodes e LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1`;
+
+/**
+ * Indexes the scope's episodes after `after`, a block at a time, at most MAX_BLOCKS_PER_WRITE (a
+ * shorter rest, or more, stays for the next write): a scope passing 50K has 12 blocks to make,
+ * spread over its next writes so none of them holds 50K turns' inversion at once.
+ */
+function indexTail(db: Database, scope: string, after: number, sizes: LexiconSizes): number {
+  // Counting reads the ids past the last block (every scope's: a range of the rowid), no text.
+  const waiting = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)");
+  if (waiting.get(after, scope, sizes.block)!.n < sizes.block) return 0;
+  const read = db.query<IndexedRow, [number, string, number]>(`${READ_TURNS} WHERE e.id > ? AND +e.scope = ? ORDER BY e.id LIMIT ?`);
+  let made = 0;
+  for (; made < MAX_BLOCKS_PER_WRITE; made++) {
+    const rows = read.all(after, scope, sizes.block);
+    if (rows.length < sizes.block) break;
+    writeTurns(db, scope, 0, rows[0]!.id, rows.at(-1)!.id, rows);
+    after = rows.at(-1)!.id;
+    mergeLevels(db, scope, sizes.fanout);
+  }
+  return made;
+}
+
+type BlockRow = { block: number; last_id: number; level: number; documents: number; tokens: number };
+
+/** Merges the oldest `fanout` blocks of a level while a level has that many. */
+function mergeLevels(db: Database, scope: string, fanout: number): void {
+  for (;;) {
+    const blocks = db.query<BlockRow, [string]>("SELECT block, last_id, level, documents, tokens FROM episode_lexicon_blocks WHERE scope = ? ORDER BY block").all(scope);
+    const byLevel = Map.groupBy(blocks, (block) => block.level);
+    const full = [...byLevel.values()].find((list) => list.length >= fanout);
+    if (!full) return;
+    mergeBlocks(db, scope, full.slice(0, fanout));
+  }
+}
+
+/** The blocks (consecutive) as one block of the next level: each term's postings concatenated. */
+function mergeBlocks(db: Database, scope: string, blocks: BlockRow[]): void {
+  const first = blocks[0]!.block;
+  const last = blocks.at(-1)!.last_id;
+  const list = JSON.stringify(blocks.map((block) => block.block));
+  const rows = db
+    .query<{ block: number; term: string; documents: number; postings: Uint8Array }, [string, string]>(
+      "SELECT block, term, documents, postings FROM episode_lexicon_postings WHERE scope = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY term, block",
+    )
+    .all(scope, list);
+  const merged = [...Map.groupBy(rows, (row) => row.term)].map(([term, parts]) => ({
+    term,
+    documents: parts.reduce((sum, part) => sum + part.documents, 0),
+    encode: () => concatPostings(parts.map((part) => ({ bytes: part.postings, base: part.block })), first),
+  }));
+  db.query("DELETE FROM episode_lexicon_postings WHERE scope = ? AND block IN (SELECT value FROM json_each(?))").run(scope, list);
+  db.query("DELETE FROM episode_lexicon_blocks WHERE scope = ? AND block IN (SELECT value FROM json_each(?))").run(scope, list);
+  const documents = blocks.reduce((sum, block) => sum + block.documents, 0);
+  const tokens = blocks.reduce((sum, block) => sum + block.tokens, 0);
+  writeBlock(db, scope, blocks[0]!.level + 1, first, last, documents, tokens, merged);
+}
+
+/**
+ * After episodes were written to these scopes (inside the writing transaction): a scope with a
+ * lexicon indexes its new episodes once a block of them wait; a scope reaching `sizes.from` gets one
+ * (its episodes are counted only once the file holds that many).
+ */
+export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: LexiconSizes = LEXICON_SIZES): void {
+  let made = 0;
+  for (const scope of scopes) {
+    const state = db.query<{ watermark: number | null }, [string]>("SELECT max(last_id) AS watermark FROM episode_lexicon_blocks WHERE scope = ?").get(scope)!;
+    if (state.watermark !== null) {
+      made += indexTail(db, scope, state.watermark, sizes);
+    } else if (approximateEpisodeCount(db) >= sizes.from && db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM episodes WHERE scope = ?").get(scope)!.n >= sizes.from) {
+      made += indexTail(db, scope, 0, sizes);
+    }
+  }
+  if (made > 0) collectGarbage(made);
+}
+
+// Inverting a block leaves ~10 MB of short-lived strings and arrays, which JSC collected too
+// late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts). A
+// full collection after every block cost 13% of an ingest's CPU, and one after 32 MB of resident
+// growth 10% (SQLite's cache and the reader's map grow it too); after every fourth block, the same
+// ingest peaked 172-180 MB above its start, every eighth 205-215 MB.
+const BLOCKS_BETWEEN_COLLECTIONS = 4;
+let blocksSinceCollecting = 0;
+
+function collectGarbage(made: number): void {
+  blocksSinceCollecting += made;
+  if (blocksSinceCollecting < BLOCKS_BETWEEN_COLLECTIONS) return;
+  Bun.gc(true);
+  blocksSinceCollecting = 0;
+}

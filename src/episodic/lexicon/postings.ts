@@ -1,0 +1,141 @@
+/**
+ * A term's postings in one block of the episode lexicon, as bytes: per episode (ascending ids) the
+ * id's distance from the previous one (from the block's first id for the first), the term's count
+ * in what was said, its count in the turn before, and the episode's length in terms, each an
+ * unsigned LEB128 varint (one byte each, mostly).
+ */
+
+export type Posting = { id: number; content: number; context: number; length: number };
+
+// The encoder's output, grown as needed and copied out per term (no array of numbers per posting).
+let out = new Uint8Array(1 << 16);
+let written = 0;
+
+/** Appends v as an unsigned LEB128 varint. */
+function pushVarint(v: number): void {
+  if (written + 8 > out.length) {
+    const grown = new Uint8Array(out.length * 2);
+    grown.set(out);
+    out = grown;
+  }
+  while (v >= 0x80) {
+    out[written++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  out[written++] = v;
+}
+
+/**
+ * Encodes postings given flat (id, content, context, length per episode; ascending ids, none below
+ * base). The bytes are a view of the encoder's buffer, valid until the next encoding: bind or copy
+ * them at once (an ingest encodes thousands of terms per block; a copy each was garbage each).
+ */
+export function encodePostings(flat: number[], base: number): Uint8Array {
+  written = 0;
+  let previous = base;
+  for (let i = 0; i < flat.length; i += 4) {
+    pushVarint(flat[i]! - previous);
+    pushVarint(flat[i + 1]!);
+    pushVarint(flat[i + 2]!);
+    pushVarint(flat[i + 3]!);
+    previous = flat[i]!;
+  }
+  return out.subarray(0, written);
+}
+
+/** Postings as encodePostings takes them. */
+export const flattenPostings = (postings: Posting[]): number[] => postings.flatMap((p) => [p.id, p.content, p.context, p.length]);
+
+// The decoders' read position: one module-level cursor instead of an object per read (the
+// ranking's inner loop decodes ~4 varints a posting, a few hundred thousand postings a query).
+let cursor = 0;
+
+/** The varint at the cursor, moving past it. */
+function nextVarint(bytes: Uint8Array): number {
+  let b = bytes[cursor++]!;
+  if (b < 0x80) return b;
+  let value = b & 0x7f;
+  for (let shift = 128; ; shift *= 128) {
+    b = bytes[cursor++]!;
+    value += (b & 0x7f) * shift;
+    if (b < 0x80) return value;
+  }
+}
+
+/** The last id of encoded postings. */
+export function lastPostingId(bytes: Uint8Array, base: number): number {
+  cursor = 0;
+  let id = base;
+  while (cursor < bytes.length) {
+    id += nextVarint(bytes);
+    nextVarint(bytes);
+    nextVarint(bytes);
+    nextVarint(bytes);
+  }
+  return id;
+}
+
+/**
+ * The postings of consecutive blocks as one block's (each part's ids above the previous part's):
+ * the bytes are copied, only each part's first distance is written again, from the previous
+ * part's last id instead of its own block's first id. A view, as encodePostings returns.
+ */
+export function concatPostings(parts: { bytes: Uint8Array; base: number }[], base: number): Uint8Array {
+  written = 0;
+  let previous = base;
+  for (const part of parts) {
+    cursor = 0;
+    const firstId = part.base + nextVarint(part.bytes);
+    pushVarint(firstId - previous);
+    const rest = part.bytes.subarray(cursor);
+    if (written + rest.length > out.length) {
+      const grown = new Uint8Array(Math.max(out.length * 2, written + rest.length + 8));
+      grown.set(out.subarray(0, written));
+      out = grown;
+    }
+    out.set(rest, written);
+    written += rest.length;
+    previous = lastPostingId(part.bytes, part.base);
+  }
+  return out.subarray(0, written);
+}
+
+export function decodePostings(bytes: Uint8Array, base: number): Posting[] {
+  const postings: Posting[] = [];
+  cursor = 0;
+  let id = base;
+  while (cursor < bytes.length) {
+    id += nextVarint(bytes);
+    const content = nextVarint(bytes);
+    const context = nextVarint(bytes);
+    postings.push({ id, content, context, length: nextVarint(bytes) });
+  }
+  return postings;
+}
+
+/** What one term adds per posting: weight * f / (f + norm + lengthFactor * length), f its weighted count. */
+export type TermWeights = { weight: number; norm: number; lengthFactor: number; contextWeight: number };
+
+/** Scores per episode id (a slot per id from `first`), and the slots scored so far. */
+export type Accumulator = { first: number; scores: Float64Array; touched: Int32Array; count: number };
+
+/** Adds a term's BM25 part to every episode of its postings (~3 ns a posting). */
+export function accumulatePostings(bytes: Uint8Array, base: number, weights: TermWeights, into: Accumulator): void {
+  const { weight, norm, lengthFactor, contextWeight } = weights;
+  const { first, scores, touched } = into;
+  let count = into.count;
+  cursor = 0;
+  let id = base;
+  const end = bytes.length;
+  while (cursor < end) {
+    id += nextVarint(bytes);
+    const frequency = nextVarint(bytes) + contextWeight * nextVarint(bytes);
+    const length = nextVarint(bytes);
+    if (frequency === 0) continue;
+    const slot = id - first;
+    const before = scores[slot]!;
+    if (before === 0) touched[count++] = slot;
+    scores[slot] = before + (weight * frequency) / (frequency + norm + lengthFactor * length);
+  }
+  into.count = count;
+}

@@ -1,0 +1,108 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { seededRandom } from "../../src/bench/random.ts";
+import { loadVecExtension, resolveVecExtension } from "../../src/engine/vec-extension.ts";
+import { int8Distances, NearestK, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
+
+function randomInt8(random: () => number, dims: number): Int8Array {
+  return Int8Array.from({ length: dims }, () => Math.floor(random() * 256) - 128);
+}
+
+/** sqlite-vec 0.1.9's distance_cosine_int8, written plainly: integer sums, then 1 - dot / (|v| |q|) rounded to float. */
+function plainDistance(v: Int8Array, q: Int8Array): number {
+  const sum = (term: (i: number) => number) => Array.from(q, (_, i) => term(i)).reduce((a, b) => a + b, 0);
+  return Math.fround(1 - sum((i) => v[i]! * q[i]!) / (Math.sqrt(sum((i) => v[i]! ** 2)) * Math.sqrt(sum((i) => q[i]! ** 2))));
+}
+
+const vecPath = await resolveVecExtension();
+function openVec(): Database {
+  const db = new Database(":memory:");
+  loadVecExtension(db, vecPath);
+  return db;
+}
+
+describe("int8 distances (WebAssembly)", () => {
+  test("equal sqlite-vec's int8 cosine distance to the bit, extremes included, at several dimensions", () => {
+    const random = seededRandom(7).next;
+    const db = openVec();
+    const vec = db.query<{ d: number }, [Int8Array, Int8Array]>("SELECT vec_distance_cosine(vec_int8(?), vec_int8(?)) AS d");
+    for (const dims of [16, 48, 256]) {
+      const q = randomInt8(random, dims);
+      const vectors = Array.from({ length: 40 }, () => randomInt8(random, dims));
+      vectors.push(new Int8Array(dims).fill(-128), new Int8Array(dims).fill(127), q.slice());
+      const flat = new Uint8Array(vectors.length * dims);
+      vectors.forEach((v, i) => flat.set(new Uint8Array(v.buffer), i * dims));
+      const distances = Array.from(int8Distances(q, flat, vectors.length));
+      expect(distances).toEqual(vectors.map((v) => plainDistance(v, q)));
+      expect(distances).toEqual(vectors.map((v) => vec.get(v, q)!.d));
+    }
+    db.close();
+  });
+
+  test("refuse a dimension that is not a multiple of 16 or too few bytes", () => {
+    expect(() => int8Distances(new Int8Array(10), new Uint8Array(10), 1)).toThrow(/multiple of 16/);
+    expect(() => int8Distances(new Int8Array(16), new Uint8Array(16), 2)).toThrow(/32 bytes/);
+  });
+});
+
+describe("NearestK", () => {
+  test("keeps what sorting everything and taking the first k keeps, nearest first and the larger id first among equals", () => {
+    const random = seededRandom(9).next;
+    for (const k of [0, 1, 5, 50, 400]) {
+      // Few distinct distances: many ties, at the boundary too.
+      const items = Array.from({ length: 300 }, (_, id) => ({ episodeId: id, distance: Math.floor(random() * 20) / 20 }));
+      const nearest = new NearestK(k);
+      for (const item of items) nearest.offer(item.episodeId, item.distance);
+      const sorted = [...items].sort((a, b) => a.distance - b.distance || b.episodeId - a.episodeId).slice(0, k);
+      expect(nearest.hits()).toEqual(sorted);
+    }
+  });
+});
+
+describe("scanning a vec0 table's chunks", () => {
+  test("the same neighbours and distances as vec0's KNN in each partition, after deletes, with partly filled chunks and k past the count", () => {
+    const random = seededRandom(13).next;
+    const db = openVec();
+    db.run("CREATE VIRTUAL TABLE t USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding int8[32] distance_metric=cosine, chunk_size=8)");
+    const insert = db.query("INSERT INTO t (episode_id, scope, cell, embedding) VALUES (?, ?, ?, vec_int8(?))");
+    // Some vectors repeat (ties), one is all zeros (no direction: vec0 returns it first, with a null distance).
+    const pool = Array.from({ length: 30 }, () => randomInt8(random, 32));
+    for (let id = 1; id <= 300; id++) insert.run(id, id % 2 ? "a" : "b", id % 5, pool[Math.floor(random() * pool.length)]!);
+    insert.run(1000, "a", 1, new Int8Array(32));
+    for (let id = 3; id <= 300; id += 7) db.run("DELETE FROM t WHERE episode_id = ?", [id]);
+    const vecKnn = db.query<{ episodeId: number; distance: number }, [Int8Array, number, string, number]>(
+      "SELECT episode_id AS episodeId, distance FROM t WHERE embedding MATCH vec_int8(?) AND k = ? AND scope = ? AND cell = ? ORDER BY distance",
+    );
+    for (let trial = 0; trial < 5; trial++) {
+      const q = randomInt8(random, 32);
+      for (const [scope, cell] of [["a", 1], ["b", 4], ["a", 0]] as [string, number][]) {
+        for (const k of [1, 7, 100]) {
+          const expected = vecKnn.all(q, k, scope, cell).filter((hit) => hit.distance !== null);
+          const scanned = scanInt8Partitions(db, "t", [[scope, cell]], q, k);
+          expect(scanned.map((hit) => hit.distance)).toEqual(expected.map((hit) => hit.distance));
+          // vec0 orders equal distances its own way: the same ids except among those tied at the k-th distance.
+          const last = expected.at(-1)?.distance;
+          const before = (hits: { episodeId: number; distance: number }[]) => new Set(hits.filter((hit) => hit.distance !== last).map((hit) => hit.episodeId));
+          expect(before(scanned)).toEqual(before(expected));
+          const tied = new Set(vecKnn.all(q, 300, scope, cell).filter((hit) => hit.distance === last).map((hit) => hit.episodeId));
+          for (const hit of scanned.filter((hit) => hit.distance === last)) expect(tied).toContain(hit.episodeId);
+        }
+      }
+      // Several partitions at once: the k nearest of their union.
+      const union = [0, 1, 2, 3, 4].flatMap((cell) => vecKnn.all(q, 300, "a", cell)).filter((hit) => hit.distance !== null);
+      union.sort((a, b) => a.distance - b.distance || b.episodeId - a.episodeId);
+      expect(scanInt8Partitions(db, "t", [0, 1, 2, 3, 4].map((cell) => ["a", cell] as [string, number]), q, 20)).toEqual(union.slice(0, 20));
+    }
+    // A table partitioned by scope alone (episode_static_vectors): the scope's k nearest, as vec0 finds them.
+    db.run("CREATE VIRTUAL TABLE s USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, embedding int8[32] distance_metric=cosine, chunk_size=8)");
+    db.run("INSERT INTO s (episode_id, scope, embedding) SELECT episode_id, scope, embedding FROM t WHERE episode_id < 1000");
+    const q = randomInt8(random, 32);
+    const byScope = db.query<{ episodeId: number; distance: number }, [Int8Array, string]>("SELECT episode_id AS episodeId, distance FROM s WHERE embedding MATCH vec_int8(?) AND k = 1000 AND scope = ? ORDER BY distance").all(q, "b");
+    byScope.sort((a, b) => a.distance - b.distance || b.episodeId - a.episodeId);
+    expect(scanInt8Partitions(db, "s", [["b"]], q, 15)).toEqual(byScope.slice(0, 15));
+    expect(scanInt8Partitions(db, "t", [["a", 1]], pool[0]!, 1000).map((hit) => hit.episodeId)).not.toContain(1000);
+    expect(scanInt8Partitions(db, "t", [], pool[0]!, 10)).toEqual([]);
+    expect(scanInt8Partitions(db, "t", [["c", 1]], pool[0]!, 10)).toEqual([]);
+    db.close();
+  });
+});
