@@ -17,9 +17,10 @@ import { countUncategorized, processUncategorizedBatch, type Categorizer } from 
 import { consolidateTaxonomyBranch, resumeTaxonomyConsolidations, type ConsolidationOptions } from "../semantic/taxonomy-consolidate.ts";
 import { discoverTaxonomyMergeCandidates, type TaxonomyMergeCandidate } from "../semantic/taxonomy-merge.ts";
 import { isUnderTaxonomyPath } from "../semantic/taxonomy-paths.ts";
+import { catchUpLexicon } from "../episodic/lexicon/build.ts";
 import { simulateRandomTraceTests, type TraceResult } from "./trace-tests.ts";
 
-export const SLEEP_STEPS = ["resume", "compact", "merge", "categorize", "cycles", "traces"] as const;
+export const SLEEP_STEPS = ["lexicon", "resume", "compact", "merge", "categorize", "cycles", "traces"] as const;
 export type SleepStep = (typeof SLEEP_STEPS)[number];
 
 export type SleepCycleOptions = {
@@ -49,6 +50,8 @@ export type SleepCycleReport = {
   seed: number;
   startedAt: number;
   seconds: number;
+  /** Blocks of the episode lexicon made for a large scope's episodes still waiting for one. */
+  lexiconBlocks: number;
   resumedConsolidations: number;
   compactedHubs: number;
   /** Seed: CompactedRevisionsCount, caveats moved from inline into hub summaries. */
@@ -81,6 +84,7 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
     seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),
     startedAt: Date.now(),
     seconds: 0,
+    lexiconBlocks: 0,
     resumedConsolidations: 0,
     compactedHubs: 0,
     compactedRevisionsCount: 0,
@@ -111,6 +115,9 @@ export async function enterMemorySleepCycle(store: Store, embedder: Embedder, tr
   };
   const consolidation = { scope, ...options.consolidation };
 
+  await step("lexicon", "indexing waiting episodes for BM25", () => {
+    report.lexiconBlocks = catchUpLexicon(store, scope);
+  });
   await step("resume", "finishing interrupted taxonomy consolidations", async () => {
     const resumed = await resumeTaxonomyConsolidations(store, consolidation);
     report.resumedConsolidations = resumed.length;

@@ -64,7 +64,9 @@ describe("enterMemorySleepCycle", () => {
     const report = await gllam.enterMemorySleepCycle(50, { seed: 11, consolidation: { pauseMs: 0 }, onProgress: (step) => steps.push(step) });
 
     expect(report.errors).toEqual([]);
-    expect([...new Set(steps)]).toEqual(["resume", "compact", "merge", "categorize", "cycles", "traces"]);
+    expect([...new Set(steps)]).toEqual(["lexicon", "resume", "compact", "merge", "categorize", "cycles", "traces"]);
+    // A scope under 50K episodes owes the episode lexicon nothing.
+    expect(report.lexiconBlocks).toBe(0);
     // Billing API and Postgres each carry 11 caveated links (> 10): 5 stay inline, 6 go to the summary.
     expect(report.compactedHubs).toBe(2);
     expect(report.compactedRevisionsCount).toBe(12);

@@ -16,6 +16,7 @@ export function formatSleepReport(report: SleepCycleReport): string {
   const consistent = report.traces.filter((t) => t.consistent).length;
   const lines = [
     `sleep cycle (scope ${report.scope}, seed ${report.seed}) in ${report.seconds.toFixed(2)} s`,
+    `  episode lexicon    ${report.lexiconBlocks} block(s) indexed`,
     `  interrupted jobs   ${report.resumedConsolidations} taxonomy consolidation(s) resumed`,
     `  hub caveats        ${report.compactedHubs} hub(s) compacted, ${report.compactedRevisionsCount} caveat(s) moved into summaries (links kept), summaries by ${report.caveatSummariser}`,
     `  taxonomy merges    ${report.consolidations.length} of ${report.mergeCandidates.length} candidate(s) merged, ${report.movedNodes} node(s) moved`,

@@ -6,6 +6,7 @@
  * the rows of the forgotten turns' terms (forget.ts), so merges only concatenate.
  */
 import type { Database } from "bun:sqlite";
+import type { Store } from "../../engine/store.ts";
 import { approximateEpisodeCount } from "../lookup.ts";
 import { concatPostings, encodePostings } from "./postings.ts";
 import { lexiconTerms } from "./terms.ts";
@@ -149,11 +150,12 @@ function mergeBlocks(db: Database, scope: string, blocks: BlockRow[]): void {
 }
 
 /**
- * After episodes were written to these scopes (inside the writing transaction): a scope with a
+ * After episodes were written to these scopes (inside the writing transaction; returns the blocks
+ * made): a scope with a
  * lexicon indexes its new episodes once a block of them wait; a scope reaching `sizes.from` gets one
  * (its episodes are counted only once the file holds that many).
  */
-export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: LexiconSizes = LEXICON_SIZES): void {
+export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: LexiconSizes = LEXICON_SIZES): number {
   let made = 0;
   for (const scope of scopes) {
     const state = db.query<{ watermark: number | null }, [string]>("SELECT max(last_id) AS watermark FROM episode_lexicon_blocks WHERE scope = ?").get(scope)!;
@@ -164,6 +166,21 @@ export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: L
     }
   }
   if (made > 0) collectGarbage(made);
+  return made;
+}
+
+/**
+ * Makes every block the scope is owed now, two per transaction (the sleep cycle's step, for a
+ * scope whose writes stopped with a backlog: a file made before the lexicon, or one past 50K
+ * whose later writes were few). Returns the blocks made.
+ */
+export function catchUpLexicon(store: Store, scope: string, sizes: LexiconSizes = LEXICON_SIZES): number {
+  let total = 0;
+  for (;;) {
+    const made = store.transaction(() => maintainLexicon(store.db(), [scope], sizes));
+    if (made === 0) return total;
+    total += made;
+  }
 }
 
 // Inverting a block leaves ~10 MB of short-lived strings and arrays, which JSC collected too

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { maintainLexicon, type LexiconSizes } from "../../../src/episodic/lexicon/build.ts";
+import { catchUpLexicon, maintainLexicon, type LexiconSizes } from "../../../src/episodic/lexicon/build.ts";
 import { hasLexicon, rankByLexicon } from "../../../src/episodic/lexicon/rank.ts";
 import { bm25Episodes } from "../../../src/episodic/lookup.ts";
 import { Gllam } from "../../../src/gllam/gllam.ts";
@@ -47,6 +47,16 @@ describe("the episode lexicon", () => {
     for (const words of [["lake"], ["pottery", "sunrise"], ["hiking", "kids", "museum"], ["turn", "then"], ["concert", "guitar", "tomatoes", "garden"]]) {
       expect(lexicon(gllam.dbRO(), words)).toEqual(fts(gllam.dbRO(), words));
     }
+    gllam.close();
+  });
+
+  test("catching up makes every block owed at once (the sleep cycle's step), and nothing when none is", async () => {
+    const gllam = await openTempGllam(makeTempDir());
+    gllam.addEpisodes(corpus(60));
+    expect(catchUpLexicon(gllam.store, "default", SMALL)).toBe(7);
+    expect(blocks(gllam.store.db()).map((block) => [block.block, block.last_id, block.level])).toEqual([[1, 32, 2], [33, 48, 1], [49, 56, 0]]);
+    expect(catchUpLexicon(gllam.store, "default", SMALL)).toBe(0);
+    expect(lexicon(gllam.dbRO(), ["garden", "kids"])).toBeDefined();
     gllam.close();
   });
 
