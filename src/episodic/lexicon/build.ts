@@ -25,7 +25,7 @@ export type IndexedRow = { id: number; content: string; context: string; speaker
 
 // A conversation has a few speakers: their names' lengths in terms, counted once.
 const speakerLengths = new Map<string, number>();
-export function speakerLength(speaker: string): number {
+function speakerLength(speaker: string): number {
   let length = speakerLengths.get(speaker);
   if (length === undefined) {
     if (speakerLengths.size > 10_000) speakerLengths.clear();
@@ -71,7 +71,7 @@ export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>
 }
 
 /** A term of a block to write: its episodes, and its postings' bytes (a view, bound at once). */
-export type BlockTerm = { term: string; documents: number; encode: () => Uint8Array };
+type BlockTerm = { term: string; documents: number; encode: () => Uint8Array };
 
 function writeBlock(db: Database, scope: string, level: number, first: number, last: number, documents: number, tokens: number, terms: BlockTerm[]): void {
   db.query("INSERT INTO episode_lexicon_blocks (scope, block, last_id, level, documents, tokens) VALUES (?, ?, ?, ?, ?, ?)").run(scope, first, last, level, documents, tokens);
@@ -88,10 +88,22 @@ function writeTurns(db: Database, scope: string, level: number, first: number, l
   writeBlock(db, scope, level, first, last, rows.length, tokens, terms);
 }
 
-// Every query here is driven by an id range: `+scope` keeps SQLite from walking the scope's
-// index instead (a million entries at 1M, ~100 ms, where the range holds a few thousand ids).
-export const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
+// Every query here is driven by ids: `+scope` keeps SQLite from walking the scope's index
+// instead (a million entries at 1M, ~100 ms, where the range holds a few thousand ids).
+const READ_TURNS = `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker, p.id AS previousId
   FROM episodes e LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1`;
+
+/** The scope's turns among ids, as the index saw them, ascending. */
+export function readTurns(db: Database, scope: string, ids: number[]): IndexedRow[] {
+  return db.query<IndexedRow, [string, string]>(`${READ_TURNS} WHERE e.id IN (SELECT value FROM json_each(?)) AND +e.scope = ? ORDER BY e.id`).all(JSON.stringify(ids), scope);
+}
+
+/** The scope's turns past `after` that hold a word of an FTS5 expression, ascending. */
+export function readMatchingTurns(db: Database, scope: string, match: string, after: number): IndexedRow[] {
+  return db
+    .query<IndexedRow, [string, number, string]>(`${READ_TURNS} WHERE e.id IN (SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? AND rowid > ?) AND +e.scope = ? ORDER BY e.id`)
+    .all(match, after, scope);
+}
 
 /**
  * Indexes the scope's episodes after `after`, a block at a time, at most MAX_BLOCKS_PER_WRITE (a

@@ -4,7 +4,7 @@
  * the rows of the terms those turns hold are rewritten (~1 ms per 100K postings), not their blocks.
  */
 import type { Database } from "bun:sqlite";
-import { invertTurns, READ_TURNS, type IndexedRow } from "./build.ts";
+import { invertTurns, readTurns, type IndexedRow } from "./build.ts";
 import { decodePostings, encodePostings, flattenPostings } from "./postings.ts";
 
 /** Turns of a scope's blocks as the lexicon holds them, read before they change. */
@@ -14,43 +14,41 @@ export type LexiconTurns = { scope: string; rows: IndexedRow[] };
 export function readLexiconTurns(db: Database, scope: string, ids: number[]): LexiconTurns {
   const watermark = db.query<{ watermark: number | null }, [string]>("SELECT max(last_id) AS watermark FROM episode_lexicon_blocks WHERE scope = ?").get(scope)!.watermark;
   const covered = watermark === null ? [] : ids.filter((id) => id <= watermark);
-  if (covered.length === 0) return { scope, rows: [] };
-  const rows = db.query<IndexedRow, [string, string]>(`${READ_TURNS} WHERE e.id IN (SELECT value FROM json_each(?)) AND +e.scope = ? ORDER BY e.id`).all(JSON.stringify(covered), scope);
-  return { scope, rows };
+  return { scope, rows: covered.length === 0 ? [] : readTurns(db, scope, covered) };
 }
 
-type BlockStats = { block: number; documents: number; tokens: number };
+type BlockSpan = { block: number; last_id: number; documents: number; tokens: number };
 
 /**
- * After `before.rows` were forgotten or re-indexed: each block row of a term they held (or now
- * hold) loses their old postings and gets their new ones; the blocks' counts follow.
+ * After `before.rows` were forgotten or re-indexed: in each block holding one, every row of a term
+ * they held (or now hold) loses their old postings and gets their new ones; the block's counts follow.
  */
 export function rewriteLexiconTurns(db: Database, before: LexiconTurns): void {
   if (before.rows.length === 0) return;
   const { scope } = before;
   const ids = before.rows.map((row) => row.id);
-  const after = db.query<IndexedRow, [string, string]>(`${READ_TURNS} WHERE e.id IN (SELECT value FROM json_each(?)) AND +e.scope = ? ORDER BY e.id`).all(JSON.stringify(ids), scope);
-  const old = invertTurns(before.rows);
-  const now = invertTurns(after);
+  const after = readTurns(db, scope, ids);
   const blocks = db
-    .query<BlockStats, [string, string]>(
-      `SELECT DISTINCT b.block, b.documents, b.tokens FROM episode_lexicon_blocks b, json_each(?2) i
+    .query<BlockSpan, [string, string]>(
+      `SELECT DISTINCT b.block, b.last_id, b.documents, b.tokens FROM episode_lexicon_blocks b, json_each(?2) i
        WHERE b.scope = ?1 AND i.value BETWEEN b.block AND b.last_id ORDER BY b.block`,
     )
     .all(scope, JSON.stringify(ids));
-  const blockOf = (id: number) => blocks.findLast((block) => block.block <= id)!.block;
   const changed = new Set(ids);
   const read = db.query<{ postings: Uint8Array }, [string, number, string]>("SELECT postings FROM episode_lexicon_postings WHERE scope = ? AND block = ? AND term = ?");
   const write = db.query("INSERT OR REPLACE INTO episode_lexicon_postings (scope, block, term, documents, postings) VALUES (?, ?, ?, ?, ?)");
   const remove = db.query("DELETE FROM episode_lexicon_postings WHERE scope = ? AND block = ? AND term = ?");
+  const updateCounts = db.query("UPDATE episode_lexicon_blocks SET documents = ?, tokens = ? WHERE scope = ? AND block = ?");
   for (const block of blocks) {
+    const inBlock = (rows: IndexedRow[]) => rows.filter((row) => row.id >= block.block && row.id <= block.last_id);
+    const [oldRows, newRows] = [inBlock(before.rows), inBlock(after)];
+    const old = invertTurns(oldRows);
+    const now = invertTurns(newRows);
     for (const term of new Set([...old.byTerm.keys(), ...now.byTerm.keys()])) {
       const stored = read.get(scope, block.block, term);
       const kept = stored ? decodePostings(stored.postings, block.block).filter((posting) => !changed.has(posting.id)) : [];
       const flat = now.byTerm.get(term) ?? [];
-      for (let i = 0; i < flat.length; i += 4) {
-        if (blockOf(flat[i]!) === block.block) kept.push({ id: flat[i]!, content: flat[i + 1]!, context: flat[i + 2]!, length: flat[i + 3]! });
-      }
+      for (let i = 0; i < flat.length; i += 4) kept.push({ id: flat[i]!, content: flat[i + 1]!, context: flat[i + 2]!, length: flat[i + 3]! });
       if (kept.length === 0) {
         if (stored) remove.run(scope, block.block, term);
         continue;
@@ -58,16 +56,6 @@ export function rewriteLexiconTurns(db: Database, before: LexiconTurns): void {
       kept.sort((a, b) => a.id - b.id);
       write.run(scope, block.block, term, kept.length, encodePostings(flattenPostings(kept), block.block));
     }
-  }
-  // A block's counts: its turns and their lengths, before and after.
-  const inBlock = (rows: IndexedRow[], block: number) => rows.filter((row) => blockOf(row.id) === block);
-  for (const block of blocks) {
-    const lengths = (rows: IndexedRow[]) => invertTurns(inBlock(rows, block.block)).tokens;
-    db.query("UPDATE episode_lexicon_blocks SET documents = ?, tokens = ? WHERE scope = ? AND block = ?").run(
-      block.documents - inBlock(before.rows, block.block).length + inBlock(after, block.block).length,
-      block.tokens - lengths(before.rows) + lengths(after),
-      scope,
-      block.block,
-    );
+    updateCounts.run(block.documents - oldRows.length + newRows.length, block.tokens - old.tokens + now.tokens, scope, block.block);
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { accumulatePostings, type Accumulator, type TermWeights } from "./postings.ts";
-import { LEXICON_SIZES, speakerLength } from "./build.ts";
+import { invertTurns, LEXICON_SIZES, readMatchingTurns } from "./build.ts";
 import { lexiconTerms } from "./terms.ts";
 
 const K1 = 1.2;
@@ -31,7 +31,6 @@ export function bm25Idf(documents: number, holding: number): number {
   return idf > 0 ? idf : 1e-6;
 }
 
-
 /** Connections known to hold lexicon tables (a file made before them, opened read-only, has none). */
 const withTables = new WeakMap<Database, boolean>();
 
@@ -43,38 +42,15 @@ export function hasLexicon(db: Database, scope: string): boolean {
   return withTables.get(db)! && db.query("SELECT 1 FROM episode_lexicon_blocks WHERE scope = ? LIMIT 1").get(scope) !== null;
 }
 
-type Tail = { id: number; terms: Map<string, { content: number; context: number }>; length: number };
-
-/** The scope's episodes past the watermark holding a query term (FTS5 finds them), with their counts. */
-function readTail(db: Database, scope: string, watermark: number, match: string, terms: Set<string>): { matches: Tail[]; documents: number } | undefined {
+/**
+ * The scope's episodes past the watermark holding a query word (FTS5 finds them) as postings of
+ * the query's terms, inverted as a block's are; undefined while more than TAIL_MAX wait.
+ */
+function readTail(db: Database, scope: string, watermark: number, match: string): { byTerm: Map<string, number[]>; documents: number; lastId: number } | undefined {
   const documents = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)").get(watermark, scope, TAIL_MAX + 1)!.n;
   if (documents > TAIL_MAX) return undefined;
-  const rows = db
-    .query<{ id: number; content: string; context: string; speaker: string }, [string, number, string]>(
-      `SELECT e.id, e.content, coalesce(p.content, '') AS context, e.speaker
-       FROM episodes_fts f CROSS JOIN episodes e ON e.id = f.rowid
-       LEFT JOIN episodes p ON p.scope = e.scope AND p.session_id = e.session_id AND p.seq = e.seq - 1
-       WHERE episodes_fts MATCH ? AND f.rowid > ? AND +e.scope = ?`,
-    )
-    .all(match, watermark, scope);
-  const matches = rows.map((row) => {
-    const own = lexiconTerms(row.content);
-    const before = lexiconTerms(row.context);
-    const speaker = speakerLength(row.speaker);
-    const counts = new Map<string, { content: number; context: number }>();
-    const add = (list: string[], column: "content" | "context") => {
-      for (const term of list) {
-        if (!terms.has(term)) continue;
-        const entry = counts.get(term) ?? { content: 0, context: 0 };
-        entry[column]++;
-        counts.set(term, entry);
-      }
-    };
-    add(own, "content");
-    add(before, "context");
-    return { id: row.id, terms: counts, length: own.length + before.length + speaker };
-  });
-  return { matches, documents };
+  const rows = readMatchingTurns(db, scope, match, watermark);
+  return { byTerm: invertTurns(rows).byTerm, documents, lastId: rows.at(-1)?.id ?? watermark };
 }
 
 /** Scores, reused across queries (zeroed after each): one slot per episode id in the scope's range. */
@@ -122,7 +98,8 @@ const TAIL_MAX = 3 * LEXICON_SIZES.block;
 
 /**
  * The scope's best `limit` episodes by BM25 over the query words (best first), or undefined when
- * the scope has no lexicon, or one still being built (more than TAIL_MAX episodes past its blocks). `match` is the words' FTS5 expression, for the episodes past the blocks.
+ * the scope has no lexicon, or one still being built (more than TAIL_MAX episodes past its
+ * blocks). `match` is the words' FTS5 expression, for the episodes past the blocks.
  */
 export function rankByLexicon(db: Database, scope: string, words: string[], match: string, limit: number, contextWeight: number): number[] | undefined {
   if (!hasLexicon(db, scope)) return undefined;
@@ -131,34 +108,30 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   if (terms.length === 0) return [];
   const first = blocks[0]!.block;
   const watermark = Math.max(...blocks.map((block) => block.last_id));
-  const tail = readTail(db, scope, watermark, match, new Set(terms));
+  const tail = readTail(db, scope, watermark, match);
   if (!tail) return undefined;
   const indexed = blocks.reduce((sum, block) => sum + block.documents, 0);
   const documents = indexed + tail.documents;
   const averageLength = blocks.reduce((sum, block) => sum + block.tokens, 0) / Math.max(1, indexed);
-  const span = Math.max(watermark, ...tail.matches.map((entry) => entry.id)) - first + 1;
+  const span = tail.lastId - first + 1;
   if (scores.length < span) scores = new Float64Array(Math.ceil(span * 1.25));
   const read = db.query<{ block: number; documents: number; postings: Uint8Array }, [string, string, string]>(
     "SELECT block, documents, postings FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?))",
   );
   const blockIds = JSON.stringify(blocks.map((block) => block.block));
   const postings = terms.map((term) => read.all(scope, term, blockIds));
-  const total = postings.flat().reduce((sum, row) => sum + row.documents, 0) + tail.matches.length * terms.length;
+  const tailPostings = terms.map((term) => tail.byTerm.get(term) ?? []);
+  const total = postings.flat().reduce((sum, row) => sum + row.documents, 0) + tailPostings.reduce((sum, flat) => sum + flat.length / 4, 0);
   const into: Accumulator = { first, scores, touched: new Int32Array(total), count: 0 };
-  terms.forEach((term, t) => {
-    const rows = postings[t]!;
-    const tailHolding = tail.matches.filter((entry) => entry.terms.has(term));
-    const holding = rows.reduce((sum, row) => sum + row.documents, 0) + tailHolding.length;
+  postings.forEach((rows, t) => {
+    const flat = tailPostings[t]!;
+    const holding = rows.reduce((sum, row) => sum + row.documents, 0) + flat.length / 4;
     const weights = termWeights(bm25Idf(documents, holding), averageLength, contextWeight);
     for (const row of rows) accumulatePostings(row.postings, row.block, weights, into);
-    for (const entry of tailHolding) {
-      const count = entry.terms.get(term)!;
-      addPosting(into, entry.id, count.content + contextWeight * count.context, entry.length, weights);
-    }
+    for (let i = 0; i < flat.length; i += 4) addPosting(into, flat[i]!, flat[i + 1]! + contextWeight * flat[i + 2]!, flat[i + 3]!, weights);
   });
-  // Forgotten episodes keep their postings until their block is indexed again: asked for more, then checked.
-  const best = topSlots(into, limit + 16).map((slot) => slot + first);
+  // Every posting is a live episode's: forgetting rewrites the rows of the forgotten turns' terms (forget.ts).
+  const best = topSlots(into, limit).map((slot) => slot + first);
   for (let i = 0; i < into.count; i++) scores[into.touched[i]!] = 0;
-  const alive = new Set(db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE id IN (SELECT value FROM json_each(?)) AND +scope = ?").all(JSON.stringify(best), scope).map((row) => row.id));
-  return best.filter((id) => alive.has(id)).slice(0, limit);
+  return best;
 }
