@@ -23,7 +23,7 @@ import type { DateWindow } from "./dates.ts";
 import { excerptFor, queryScorer } from "./excerpt.ts";
 import { expansionTerms } from "./expansion.ts";
 import { nearestWords, wordSpaceOf } from "./word-space.ts";
-import { episodeGroup, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
+import { episodeGroup, episodeGroupId, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
 
 /** How the rounds weigh against the first; chosen on LoCoMo dev as general settings, not per question type. */
 export const EPISODE_WEIGHTS = {
@@ -133,8 +133,9 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     key: `episode:${e.episodeId}`,
     section: "episodes",
     group: episodeGroup(e),
-    text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars)),
-    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars)),
+    groupId: episodeGroupId(e),
+    text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars).text),
+    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars).text),
     dedup: e.content,
     value: values.get(e.episodeId)!,
     order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,
