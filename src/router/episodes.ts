@@ -138,8 +138,7 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     group: episodeGroup(e),
     groupId: episodeGroupId(e),
     text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars).text),
-    // A compacted line holds the sentences with the query's words, not the ones after them: more turns fit.
-    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars, { unmatchedMax: options.unmatchedChars, follow: false }).text),
+    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars, options.unmatchedChars).text),
     dedup: e.content,
     value: values.get(e.episodeId)!,
     order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,

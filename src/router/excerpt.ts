@@ -25,41 +25,30 @@ export function splitSentences(text: string): string[] {
     .filter(Boolean);
 }
 
-export type ExcerptOptions = {
-  /** The limit for a text none of whose sentences has a query word (default: the limit). */
-  unmatchedMax?: number;
-  /** Add the sentence after each kept one where it fits (default true). */
-  follow?: boolean;
-};
-
 /**
  * The text whole when it fits in `max` characters; else its best sentences (by shared query words)
- * that fit, in order. A text none of whose sentences has a query word is held to `unmatchedMax`: no
- * sentence of it is known to answer, so it keeps its longest sentence, not its first (a turn often
- * opens with a greeting: "Hey Joanna! Hope you're doing alright.").
+ * that fit, in order. A text none of whose sentences has a query word is held to `unmatchedMax`
+ * (default `max`): no sentence of it is known to answer, its opening points to the turn.
  */
-export function excerptFor(text: string, score: SentenceScorer, max: number, options: ExcerptOptions = {}): Excerpt {
-  const unmatchedMax = options.unmatchedMax ?? max;
+export function excerptFor(text: string, score: SentenceScorer, max: number, unmatchedMax = max): Excerpt {
   const flat = text.replace(/\s*\n\s*/g, " ").trim();
   if (flat.length <= Math.min(max, unmatchedMax)) return { text: flat, compacted: false };
   const sentences = splitSentences(flat);
   const ranked = sentences.map((sentence, i) => ({ sentence, i, score: score(sentence) })).sort((a, b) => b.score - a.score || a.i - b.i);
-  const matched = ranked[0]!.score > 0;
-  const limit = matched ? max : unmatchedMax;
-  if (flat.length <= limit) return { text: flat, compacted: false };
-  if (!matched) ranked.sort((a, b) => b.sentence.length - a.sentence.length || a.i - b.i);
+  if (ranked[0]!.score === 0) max = unmatchedMax;
+  if (flat.length <= max) return { text: flat, compacted: false };
   const kept: { sentence: string; i: number }[] = [];
   let length = 0;
   for (const candidate of ranked) {
     const cost = candidate.sentence.length + 2;
-    if (kept.length > 0 && (candidate.score === 0 || length + cost > limit)) continue;
+    if (kept.length > 0 && (candidate.score === 0 || length + cost > max)) continue;
     kept.push(candidate);
     length += cost;
   }
   // Then the sentence after each kept one, where it fits: what a matching sentence introduces often follows it ("I got promoted! I'm now...").
-  if (options.follow !== false) for (const { i } of [...kept]) {
+  for (const { i } of [...kept]) {
     const next = sentences[i + 1];
-    if (next === undefined || kept.some((k) => k.i === i + 1) || length + next.length + 2 > limit) continue;
+    if (next === undefined || kept.some((k) => k.i === i + 1) || length + next.length + 2 > max) continue;
     kept.push({ sentence: next, i: i + 1 });
     length += next.length + 2;
   }
@@ -70,6 +59,6 @@ export function excerptFor(text: string, score: SentenceScorer, max: number, opt
     out += `${gap ? "… " : k > 0 ? " " : ""}${sentence}`;
   });
   const last = kept[kept.length - 1]!.i;
-  const excerpt = clip(`${out}${last < sentences.length - 1 ? " …" : ""}`, limit);
+  const excerpt = clip(`${out}${last < sentences.length - 1 ? " …" : ""}`, max);
   return { text: excerpt, compacted: true };
 }

@@ -41,13 +41,11 @@ const EXCERPT_CHARS = 300;
 const FULL_ITEM_TOKENS = 150;
 const COMPACT_CHARS = 120;
 /**
- * A compacted turn none of whose sentences has a query word is cut to 60 characters of its longest
- * sentence: it is in for its neighbour, its session or its vector, and no sentence of it is known to
- * hold the answer. Compacted lines also leave out the sentence after each matching one (the first
- * items keep it). On LoCoMo dev at 1,500 tokens: .9013 -> .9091, the same gold answers in the
- * context (the first sentence, at 80 characters: .9037; the next sentences kept: .9034).
+ * A compacted turn none of whose sentences has a query word is cut to 80 characters: it is in for
+ * its neighbour, its session or its vector, and no sentence of it is known to hold the answer. On
+ * LoCoMo dev at 1,500 tokens .9013 -> .9037, the same gold answers in the context.
  */
-const UNMATCHED_COMPACT_CHARS = 60;
+const UNMATCHED_COMPACT_CHARS = 80;
 /**
  * A question asking for a list (`asksForList`: "What activities does Melanie partake in?") has
  * its answer spread over many turns: its context keeps one item whole per 1,500 tokens and cuts

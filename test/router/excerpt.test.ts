@@ -30,21 +30,17 @@ describe("excerptFor", () => {
     expect(text).toBe("… Oh, and I got promoted at work! I'm now the assistant manager of the whole store. …");
   });
 
-  test("with no matching sentence it keeps the longest (here the first), within the limit", () => {
+  test("with no matching sentence it keeps the first, within the limit", () => {
     const { text } = excerptFor(long, queryScorer("favourite colour"), 100);
     expect(text.startsWith("Thanks for asking")).toBe(true);
     expect(text.length).toBeLessThanOrEqual(100);
   });
 
-  test("a turn none of whose sentences has a query word is held to the unmatched limit, its longest sentence first; a matching one is not", () => {
-    const unmatched = excerptFor(long, queryScorer("favourite colour"), 120, { unmatchedMax: 60 });
-    expect(unmatched.text).toBe("Thanks for asking, the week was busy with the move and all…");
-    expect(excerptFor(long, queryScorer("What was John promoted to?"), 120, { unmatchedMax: 60 }).text).toBe("… Oh, and I got promoted at work! I'm now the assistant manager of the whole store. …");
-    expect(excerptFor("Hi Bo! Thanks, that sounds like a lovely afternoon at the lake.", queryScorer("favourite colour"), 120, { unmatchedMax: 40 })).toEqual({ text: "… Thanks, that sounds like a lovely…", compacted: true });
-  });
-
-  test("follow: false leaves out the sentence after a matching one", () => {
-    expect(excerptFor(long, queryScorer("What was John promoted to?"), 120, { follow: false }).text).toBe("… Oh, and I got promoted at work! …");
+  test("a turn none of whose sentences has a query word is held to the shorter unmatched limit; a matching one is not", () => {
+    const unmatched = excerptFor(long, queryScorer("favourite colour"), 120, 60);
+    expect(unmatched.text.length).toBeLessThanOrEqual(60);
+    expect(excerptFor(long, queryScorer("What was John promoted to?"), 120, 60).text).toBe("… Oh, and I got promoted at work! I'm now the assistant manager of the whole store. …");
+    expect(excerptFor("Thanks, that sounds lovely!", queryScorer("favourite colour"), 120, 10)).toEqual({ text: "Thanks, th…", compacted: true });
   });
 
   test("one sentence longer than the limit is cut at a word", () => {
