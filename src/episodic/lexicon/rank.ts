@@ -99,7 +99,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   const averageLength = blocks.reduce((sum, block) => sum + block.tokens, 0) / Math.max(1, indexed);
   // Each term's rows without their postings (the bytes are read only where they are scored).
   const readRows = db.query<{ block: number; documents: number }, [string, string, string]>(
-    "SELECT block, documents FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?))",
+    "SELECT block, documents FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY block",
   );
   const readBytes = db.query<{ postings: Uint8Array }, [string, number, string]>("SELECT postings FROM episode_lexicon_postings WHERE scope = ? AND block = ? AND term = ?");
   const blockIds = JSON.stringify(blocks.map((block) => block.block));
@@ -143,7 +143,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   const wasScored = new Set(order.slice(0, scored));
   lists.forEach((list, t) => {
     if (wasScored.has(t)) {
-      copyRecorded(list.from, list.to, table, stride, t);
+      copyRecorded(candidates, list.from, list.to, table, stride, t);
       return;
     }
     for (const row of list.rows) {
@@ -161,12 +161,31 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   return rankCandidates(candidates, table, stride, limit).map((slot) => slot + first);
 }
 
-/** The recorded parts [from, to) of a term scored in full, for the candidates among their slots. */
-function copyRecorded(from: number, to: number, table: Float64Array, stride: number, column: number): void {
-  const [recordedSlots, recordedParts, rows] = [slots, parts, rowOf];
-  for (let r = from; r < to; r++) {
-    const row = rows[recordedSlots[r]!]!;
-    if (row >= 0) table[row * stride + column] = recordedParts[r]!;
+/**
+ * The recorded parts [from, to) of a term scored in full, for the candidates among their slots.
+ * A term's slots ascend (rows by block, then the tail): few candidates are each found by bisection,
+ * many by one pass over the parts.
+ */
+function copyRecorded(candidates: Int32Array, from: number, to: number, table: Float64Array, stride: number, column: number): void {
+  const [recordedSlots, recordedParts] = [slots, parts];
+  if (candidates.length * 20 > to - from) {
+    const rows = rowOf;
+    for (let r = from; r < to; r++) {
+      const row = rows[recordedSlots[r]!]!;
+      if (row >= 0) table[row * stride + column] = recordedParts[r]!;
+    }
+    return;
+  }
+  let lo = from;
+  for (let c = 0; c < candidates.length; c++) {
+    const slot = candidates[c]!;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (recordedSlots[mid]! < slot) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < to && recordedSlots[lo] === slot) table[c * stride + column] = recordedParts[lo]!;
   }
 }
 
