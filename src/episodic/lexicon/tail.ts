@@ -22,9 +22,25 @@ type Kept = TailState & { byTerm: Map<string, number[]> | undefined };
 /** Per connection and scope: the tail last asked for, inverted once it was asked for twice. */
 const kept = new WeakMap<Database, Map<string, Kept>>();
 
-/** Whether `now` is `before` with episodes appended (nothing forgotten, no new block). */
-export function onlyAppended(before: TailState, now: TailState, keptStillThere: number): boolean {
-  return before.watermark === now.watermark && before.indexed === now.indexed && now.lastId > before.lastId && keptStillThere === before.documents;
+/**
+ * Whether `now` is `before` with episodes appended: no new block, nothing forgotten (the kept
+ * episodes are all still there), and no appended turn placed before a kept one in its session
+ * (that one's context, the turn before it, would have changed).
+ */
+export function onlyAppended(before: TailState, now: TailState, keptStillThere: number, keptAfterAppended: number): boolean {
+  return before.watermark === now.watermark && before.indexed === now.indexed && now.lastId > before.lastId && keptStillThere === before.documents && keptAfterAppended === 0;
+}
+
+/** The kept episodes still there, and those whose turn before is an appended one. */
+function checkKept(db: Database, scope: string, kept: TailState, now: TailState): [number, number] {
+  const still = db.query<{ n: number }, [number, number, string]>("SELECT count(*) AS n FROM episodes WHERE id > ? AND id <= ? AND +scope = ?").get(kept.watermark, kept.lastId, scope)!.n;
+  const after = db
+    .query<{ n: number }, [number, number, string, number]>(
+      `SELECT count(*) AS n FROM episodes e JOIN episodes next ON next.scope = e.scope AND next.session_id = e.session_id AND next.seq = e.seq + 1
+       WHERE e.id > ?1 AND e.id <= ?2 AND +e.scope = ?3 AND next.id > ?4 AND next.id <= ?1`,
+    )
+    .get(kept.lastId, now.lastId, scope, kept.watermark)!.n;
+  return [still, after];
 }
 
 const sameState = (a: TailState, b: TailState) => a.watermark === b.watermark && a.indexed === b.indexed && a.documents === b.documents && a.lastId === b.lastId;
@@ -52,8 +68,7 @@ export function readTail(db: Database, scope: string, state: TailState, match: s
   const previous = byScope.get(scope);
   if (previous?.byTerm && sameState(previous, state)) return { byTerm: previous.byTerm, documents: state.documents };
   if (previous?.byTerm) {
-    const still = db.query<{ n: number }, [number, number, string]>("SELECT count(*) AS n FROM episodes WHERE id > ? AND id <= ? AND +scope = ?").get(state.watermark, previous.lastId, scope)!.n;
-    if (onlyAppended(previous, state, still)) {
+    if (onlyAppended(previous, state, ...checkKept(db, scope, previous, state))) {
       appendPostings(previous.byTerm, invertTurns(readTurnsUpTo(db, scope, previous.lastId, state.lastId)).byTerm);
       byScope.set(scope, { ...state, byTerm: previous.byTerm });
       return { byTerm: previous.byTerm, documents: state.documents };

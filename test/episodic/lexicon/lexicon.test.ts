@@ -102,6 +102,11 @@ describe("the episode lexicon", () => {
     gllam.forget({ episode: late[0]! });
     check();
     expect(lexicon(db, ["quokka"], 10)).not.toContain(late[0]!);
+    // A turn written between two kept ones of its session: the later one's context changes.
+    gllam.addEpisodes([{ sessionId: "gap", seq: 0, content: "the kids" }, { sessionId: "gap", seq: 2, content: "lake" }]);
+    check();
+    gllam.addEpisodes([{ sessionId: "gap", seq: 1, content: "quokka garden" }]);
+    check();
     // A turn in a block whose next turn waits past the blocks: that turn's context changes.
     const last = blocks(gllam.store.db()).at(-1)!.last_id;
     gllam.forget({ episode: last });
