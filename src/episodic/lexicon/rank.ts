@@ -85,6 +85,7 @@ type TermList = { term: string; rows: { block: number; documents: number }[]; ta
  */
 export function rankByLexicon(db: Database, scope: string, words: string[], match: string, limit: number, contextWeight: number): number[] | undefined {
   if (!hasLexicon(db, scope)) return undefined;
+  if (limit <= 0) return [];
   const blocks = db.query<{ block: number; last_id: number; documents: number; tokens: number }, [string]>("SELECT block, last_id, documents, tokens FROM episode_lexicon_blocks WHERE scope = ? ORDER BY block").all(scope);
   const terms = [...new Set(words.flatMap(lexiconTerms))];
   if (terms.length === 0) return [];
@@ -119,7 +120,8 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   let kth = 0;
   for (; scored < order.length; scored++) {
     // The k-th score is at most the bounds of the terms scored so far: below the rest's, nothing can be left out yet.
-    if (scored > 0 && into.count >= limit && left[scored]! < left[0]! - left[scored]!) {
+    // (A negative context weight could lower a score: then every term is scored.)
+    if (scored > 0 && contextWeight >= 0 && into.count >= limit && left[scored]! < left[0]! - left[scored]!) {
       kth = kthScore(scores, into.touched.subarray(0, into.count), limit);
       if (cannotReach(left[scored]!, kth)) break;
     }

@@ -76,6 +76,10 @@ describe("the episode lexicon", () => {
     expect(blocks(db).length).toBeGreaterThan(1);
     const check = () => {
       for (const words of QUERIES) for (const limit of [1, 3, 10, 200]) expect(lexicon(db, words, limit)).toEqual(rankEveryPosting(db, words, limit));
+      // Without the turn before, and with it weighing as much as the turn itself.
+      for (const contextWeight of [0, 1]) {
+        for (const words of QUERIES) expect(rankByLexicon(db, "default", words, ftsMatchExpression(words, true)!, 5, contextWeight)).toEqual(rankEveryPosting(db, words, 5, contextWeight));
+      }
     };
     check();
     // A first-ranked turn with a rare word, one of two tied copies, and a turn past the blocks.
