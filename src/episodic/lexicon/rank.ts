@@ -72,6 +72,9 @@ function reserve(span: number, recorded: number): void {
   }
 }
 
+/** The episodes scored first among which the k-th score is taken while terms are scored. */
+const KTH_SAMPLE = 1 << 14;
+
 /** Episodes past the last block ranked from their text; more wait only while a lexicon is being built. */
 const TAIL_MAX = 3 * LEXICON_SIZES.block;
 
@@ -117,13 +120,14 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   const into: Accumulator = { first, scores, touched: new Int32Array(lists.reduce((sum, list) => sum + list.holding, 0)), count: 0, slots, parts, recorded: 0 };
   // Whole terms, highest bound first, until the bounds of the rest cannot lift a new episode to the k-th score.
   let scored = 0;
-  let kth = 0;
   for (; scored < order.length; scored++) {
     // The k-th score is at most the bounds of the terms scored so far: below the rest's, nothing can be left out yet.
     // (A negative context weight could lower a score: then every term is scored.)
     if (scored > 0 && contextWeight >= 0 && into.count >= limit && left[scored]! < left[0]! - left[scored]!) {
-      kth = kthScore(scores, into.touched.subarray(0, into.count), limit);
-      if (cannotReach(left[scored]!, kth)) break;
+      // Among the first episodes scored only (any of them gives a k-th score no higher than all of
+      // them do): those of the rarest terms, where the best are; a query of many common words scored
+      // every episode again after each term (up to 10^5 random reads each).
+      if (cannotReach(left[scored]!, kthScore(scores, into.touched.subarray(0, Math.min(into.count, KTH_SAMPLE)), limit))) break;
     }
     const list = lists[order[scored]!]!;
     reserve(0, into.recorded + list.holding);
@@ -135,7 +139,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
     list.to = into.recorded;
   }
   const touched = into.touched.subarray(0, into.count);
-  if (scored === order.length) kth = kthScore(scores, touched, limit);
+  const kth = kthScore(scores, touched, limit);
   const candidates = selectCandidates(scores, touched, left[scored]!, kth);
   for (let i = 0; i < touched.length; i++) scores[touched[i]!] = 0;
   // Each candidate's part of every term, in a row of the table: recorded, or read for the candidates alone.
