@@ -54,6 +54,7 @@ export function hasLexicon(db: Database, scope: string): boolean {
 /** Per-query arrays over the scope's id range, reused (scores zeroed, rows reset to -1 after each query). */
 let scores = new Float64Array(0);
 let rowOf = new Int32Array(0);
+let touched = new Int32Array(0);
 let slots = new Int32Array(1 << 16);
 let parts = new Float64Array(1 << 16);
 
@@ -61,6 +62,7 @@ function reserve(span: number, recorded: number): void {
   if (scores.length < span) {
     scores = new Float64Array(Math.ceil(span * 1.25));
     rowOf = new Int32Array(scores.length).fill(-1);
+    touched = new Int32Array(scores.length);
   }
   if (slots.length < recorded) {
     // Grown with what was recorded so far (the terms scored before this one).
@@ -117,7 +119,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   const order = boundOrder(bounds);
   const left = boundsLeft(bounds, order);
   reserve(counted.lastId - first + 1, 0);
-  const into: Accumulator = { first, scores, touched: new Int32Array(lists.reduce((sum, list) => sum + list.holding, 0)), count: 0, slots, parts, recorded: 0 };
+  const into: Accumulator = { first, scores, touched, count: 0, slots, parts, recorded: 0 };
   // Whole terms, highest bound first, until the bounds of the rest cannot lift a new episode to the k-th score.
   let scored = 0;
   for (; scored < order.length; scored++) {
@@ -138,10 +140,10 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
     for (let i = 0; i < list.tail.length; i += 4) addPosting(into, list.tail[i]!, list.tail[i + 1]! + contextWeight * list.tail[i + 2]!, list.tail[i + 3]!, list.weights);
     list.to = into.recorded;
   }
-  const touched = into.touched.subarray(0, into.count);
-  const kth = kthScore(scores, touched, limit);
-  const candidates = selectCandidates(scores, touched, left[scored]!, kth);
-  for (let i = 0; i < touched.length; i++) scores[touched[i]!] = 0;
+  const scoredSlots = touched.subarray(0, into.count);
+  const kth = kthScore(scores, scoredSlots, limit);
+  const candidates = selectCandidates(scores, scoredSlots, left[scored]!, kth);
+  for (let i = 0; i < scoredSlots.length; i++) scores[scoredSlots[i]!] = 0;
   // Each candidate's part of every term, in a row of the table: recorded, or read for the candidates alone.
   const stride = lists.length;
   const table = new Float64Array(candidates.length * stride);
