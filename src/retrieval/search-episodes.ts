@@ -97,6 +97,8 @@ export type EpisodeSearchResult = {
   staticState: StaticTierState | "off";
   /** The static tier's candidates (nearest first, filtered), before fusion: the router reads them as a vectors-only ranking. */
   staticIds: number[];
+  /** The model tier's candidates the same way (none without model vectors). */
+  denseIds: number[];
   /** Speakers the query names (their turns were preferred). */
   speakers: string[];
   embedMs: number;
@@ -232,5 +234,5 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
     staticRank: staticRanks.get(episode.id) ?? null,
     distance: distances.get(episode.id) ?? null,
   }));
-  return { hits, terms, denseUsed: vector !== undefined, staticUsed: staticVector !== undefined, staticState, staticIds, speakers: split.speakers, embedMs: embedded - started, searchMs: performance.now() - embedded };
+  return { hits, terms, denseUsed: vector !== undefined, staticUsed: staticVector !== undefined, staticState, staticIds, denseIds, speakers: split.speakers, embedMs: embedded - started, searchMs: performance.now() - embedded };
 }

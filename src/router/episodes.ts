@@ -57,6 +57,11 @@ export const EPISODE_WEIGHTS = {
   semanticWeight: 0.85,
   semanticSpeakerBoost: 1,
   /**
+   * The model tier's vector candidates ranked alone the same way (where the scope has model
+   * vectors): the model places "kickboxing" near "martial arts", which the static words do not.
+   */
+  modelSemanticWeight: 0.7,
+  /**
    * A lexical round with the query and the words nearest its rarest content words in the static
    * space (src/router/word-space.ts): turns that hold a member of a category the question names
    * ("countries": spain, sweden). The nearWords nearest (pooled over the query's nearTerms rarest
@@ -121,7 +126,8 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     const hits = (await searchEpisodes(store, tiers, query, { ...lexical, k: W.window, window })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
   }
-  for (const { hit, value } of vectorRanking(store, firstSearch)) offer(hit, value * W.semanticWeight);
+  for (const { hit, value } of vectorRanking(store, firstSearch, firstSearch.staticIds)) offer(hit, value * W.semanticWeight);
+  if (W.modelSemanticWeight > 0) for (const { hit, value } of vectorRanking(store, firstSearch, firstSearch.denseIds)) offer(hit, value * W.modelSemanticWeight);
   const near = tiers.static ? nearTerms(store, tiers.static, firstSearch) : [];
   if (near.length > 0) {
     searches++;
@@ -194,11 +200,11 @@ function nearTerms(store: Store, embedder: StaticEmbedder, search: EpisodeSearch
 }
 
 /**
- * The first search's static-vector candidates as a ranking of their own (turns that say it in other
+ * The first search's vector candidates (static or model) as a ranking of their own (turns that say it in other
  * words, whatever their BM25): reciprocal rank, the named speakers' turns preferred, the best at 1.
  */
-function vectorRanking(store: Store, search: EpisodeSearchResult): { hit: EpisodeLine; value: number }[] {
-  const ids = search.staticIds.slice(0, EPISODE_WEIGHTS.semantic);
+function vectorRanking(store: Store, search: EpisodeSearchResult, candidates: number[]): { hit: EpisodeLine; value: number }[] {
+  const ids = candidates.slice(0, EPISODE_WEIGHTS.semantic);
   if (ids.length === 0) return [];
   const speakers = new Set(search.speakers);
   const speakerOf = episodeSpeakers(store.dbRO(), ids);

@@ -38,9 +38,11 @@ describe("searchEpisodes", () => {
       { sessionId: "s", seq: 2, content: "We repainted the kitchen cabinets blue." },
     ]);
     await gllam.processUnembeddedBatch(10);
-    const { hits, denseUsed } = await gllam.searchEpisodes("new dog", { k: 3 });
+    const { hits, denseUsed, denseIds } = await gllam.searchEpisodes("new dog", { k: 3 });
     expect(denseUsed).toBe(true);
     expect(hits[0]).toMatchObject({ content: "I adopted a puppy last week, a golden retriever.", bm25Rank: null, denseRank: 1 });
+    // The model's candidates before fusion, nearest first (the router ranks them on their own).
+    expect(denseIds[0]).toBe(hits[0]!.episodeId);
     gllam.close();
   });
 
