@@ -16,6 +16,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
+import { readFileState } from "../engine/file-state.ts";
 import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
@@ -187,12 +188,10 @@ const centroidCache = new WeakMap<Database, Map<VectorTier, { state: string; cen
 
 /**
  * The tier's centroids, read once per connection while nothing changed them (decoding them cost
- * ~0.7 ms per query). The state is PRAGMA data_version (bumped by another connection's commit)
- * and total_changes() (this connection's own writes): either moves, and they are read again.
+ * ~0.7 ms per query): readFileState moves with any write, and they are read again.
  */
 function readCentroids(db: Database, tier: VectorTier): Centroids | undefined {
-  const { version, changes } = db.query<{ version: number; changes: number }, []>("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes").get()!;
-  const state = `${version}:${changes}`;
+  const state = readFileState(db);
   const byTier = centroidCache.get(db) ?? new Map();
   centroidCache.set(db, byTier);
   const cached = byTier.get(tier);

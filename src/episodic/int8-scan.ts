@@ -15,24 +15,62 @@
  * (indexVectorChunks), and by reading the chunk rows of episode_static_vectors (one per 1,024
  * vectors of the file, without their blobs) for a scope without cells, as vec0's own KNN does.
  * What bounds a scan is reading the vectors: SQLite hands a chunk's 128 KB over at ~0.3-0.7 ms per
- * MB (README, "Scale"), where scoring it takes ~12 µs.
+ * MB (a read per 4 KB page), where scoring it takes ~12 µs. So the vectors of the chunks scanned
+ * most recently stay in the kernel's memory (chunk-slots.ts says when they may be used), with
+ * their squared norms, and a query over them computes only dot products.
  */
 import type { Database } from "bun:sqlite";
+import { readFileState } from "../engine/file-state.ts";
+import { ChunkSlots, type KeptChunk } from "./chunk-slots.ts";
 import { INT8_KERNEL } from "./int8-kernel.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
-type Kernel = { memory: WebAssembly.Memory; distances(q: number, qNorm: number, base: number, n: number, dims: number, out: number): void };
+type Kernel = {
+  memory: WebAssembly.Memory;
+  magnitudes(base: number, n: number, dims: number, out: number): void;
+  distances(q: number, qNorm: number, base: number, n: number, dims: number, mags: number, out: number): void;
+};
+
+/**
+ * The kernel's memory: the query at 0, the distances of one slot's vectors at OUT, then SLOTS slots
+ * of SLOT_BYTES holding the vectors of the chunks scanned most recently (chunk-slots.ts), then each
+ * slot's squared norms (computed once, when the slot is filled), then room for int8Distances'
+ * vectors. A slot is one chunk of the cells (512 x int8[256]); a chunk of episode_static_vectors
+ * (1,024) takes two. 512 slots (64 MiB, resident once filled: what the peak RSS goal leaves) hold a
+ * quarter of a 1M-episode scope's cells and a whole 100K one's; on the 1M bench file about half of
+ * the chunks its questions read (they read 80% of the cells) are found there (README "Scale").
+ */
+const OUT = 16_384;
+const HEAD = 65_536;
+const SLOT_BYTES = 131_072;
+export const SLOTS = 512;
+/** A slot's norms take at most a quarter of its bytes (16 dimensions, 4 bytes each). */
+const SLOT_MAGS = SLOT_BYTES / 4;
+const MAGS = HEAD + SLOTS * SLOT_BYTES;
+const TAIL = MAGS + SLOTS * SLOT_MAGS;
+const slots = new ChunkSlots(SLOTS);
 
 /** Compiled once per thread, on first use; its first calls run in JavaScriptCore's lower tiers (~5 ms for the first chunk, ~0.03 ms a chunk once warm). */
 let kernel: Kernel | undefined;
-function loadKernel(): Kernel {
+function loadKernel(bytes: number): Kernel {
   kernel ??= new WebAssembly.Instance(new WebAssembly.Module(INT8_KERNEL)).exports as unknown as Kernel;
+  const have = kernel.memory.buffer.byteLength;
+  // Grown pages stay untouched (not resident) until a slot is filled.
+  if (have < bytes) kernel.memory.grow(Math.ceil((bytes - have) / 65_536));
   return kernel;
 }
 
-/** Whether the kernel takes vectors of this dimension (it reads 16 dimensions at a time). */
+/** Whether the kernel takes vectors of this dimension (it reads 16 dimensions at a time; a slot's distances fit before the slots). */
 export function scannable(dims: number): boolean {
-  return dims > 0 && dims % 16 === 0;
+  return dims > 0 && dims % 16 === 0 && dims <= OUT && (SLOT_BYTES / dims) * 4 <= HEAD - OUT;
+}
+
+/** Writes the query at 0 and returns its norm. */
+function placeQuery(k: Kernel, query: Int8Array): number {
+  new Uint8Array(k.memory.buffer).set(new Uint8Array(query.buffer, query.byteOffset, query.length), 0);
+  let norm = 0;
+  for (let i = 0; i < query.length; i++) norm += query[i]! * query[i]!;
+  return Math.sqrt(norm);
 }
 
 /**
@@ -43,18 +81,14 @@ export function scannable(dims: number): boolean {
 export function int8Distances(query: Int8Array, vectors: Uint8Array, count: number): Float32Array {
   const dims = query.length;
   if (!scannable(dims) || vectors.length < count * dims) throw new Error(`int8Distances: ${count} vectors of ${dims} dimensions need a multiple of 16 and ${count * dims} bytes`);
-  const k = loadKernel();
-  // Layout: the query, then the distances, then the vectors (16-byte aligned).
-  const out = dims;
-  const base = out + Math.ceil((count * 4) / 16) * 16;
-  const needed = base + count * dims;
-  if (k.memory.buffer.byteLength < needed) k.memory.grow(Math.ceil((needed - k.memory.buffer.byteLength) / 65_536));
-  const bytes = new Uint8Array(k.memory.buffer);
-  bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
-  bytes.set(vectors.subarray(0, count * dims), base);
-  let norm = 0;
-  for (let i = 0; i < dims; i++) norm += query[i]! * query[i]!;
-  k.distances(0, Math.sqrt(norm), base, count, dims, out);
+  // After the slots: the vectors, their norms, then the distances (16-byte aligned).
+  const mags = TAIL + Math.ceil((count * dims) / 16) * 16;
+  const out = mags + count * 4;
+  const k = loadKernel(out + count * 4);
+  const qNorm = placeQuery(k, query);
+  new Uint8Array(k.memory.buffer).set(vectors.subarray(0, count * dims), TAIL);
+  k.magnitudes(TAIL, count, dims, mags);
+  k.distances(0, qNorm, TAIL, count, dims, mags, out);
   return new Float32Array(k.memory.buffer, out, count);
 }
 
@@ -118,10 +152,70 @@ export class NearestK {
   }
 }
 
-type ChunkRow = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
+type ChunkRow = { id: number; validity: Uint8Array; rowids: Uint8Array };
 
 /** A partition's keys, in the order the vec0 table declares them (scope, or scope and cell). */
 type PartitionKeys = [string] | [string, number];
+
+/**
+ * What a connection saw of the partitions it scanned: their chunks' rows (id, validity, rowids)
+ * while the file is unchanged (readFileState), so a scan of a warm partition reads nothing from
+ * SQLite (those rows are 4 KB each: ~1 ms a query at 1M). Slot keys start with the connection's
+ * number and the schema's version (another file's, or a remade table's, chunk ids are others).
+ */
+type Seen = { state: string; keyPrefix: string; partitions: Map<string, ChunkRow[]> };
+const seenBy = new WeakMap<Database, Seen>();
+let connectionCount = 0;
+
+function seen(db: Database): Seen {
+  const state = readFileState(db);
+  let view = seenBy.get(db);
+  if (view?.state !== state) {
+    const number = view ? view.keyPrefix.split(":")[0] : String(++connectionCount);
+    view = { state, keyPrefix: `${number}:${state.split(":")[2]}:`, partitions: new Map() };
+    seenBy.set(db, view);
+  }
+  return view;
+}
+
+/**
+ * The blobs read for the slots are garbage once copied, and with the slots' memory live JavaScriptCore
+ * lets about four times that much garbage pile up before it collects (+500 MB of RSS over 100
+ * queries at 1M, and slower reads: fresh pages are faulted in for every blob). A collection started
+ * every COLLECT_EVERY bytes read keeps it at a few tens of MB (~10 µs each when asked for).
+ */
+const COLLECT_EVERY = 16 * 1024 * 1024;
+let readSinceCollect = 0;
+function collectNow(bytes: number): void {
+  readSinceCollect += bytes;
+  if (readSinceCollect < COLLECT_EVERY) return;
+  readSinceCollect = 0;
+  Bun.gc(false);
+}
+
+/**
+ * The chunk's vectors in slots: those kept from an earlier scan if the chunk has not changed since,
+ * else read now (SQLite's 128 KB blob: what bounds a scan) and kept.
+ */
+function chunkSlots(db: Database, table: string, keyPrefix: string, chunk: ChunkRow, dims: number): KeptChunk | undefined {
+  const key = `${keyPrefix}${chunk.id}`;
+  const kept = slots.find(key, chunk.validity, chunk.rowids);
+  if (kept) return kept;
+  const vectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE rowid = ?`).get(chunk.id)?.vectors;
+  if (!vectors) return undefined;
+  collectNow(vectors.length);
+  const count = Math.floor(vectors.length / dims);
+  const perSlot = Math.floor(SLOT_BYTES / dims);
+  const fresh = slots.keep(key, Math.ceil(count / perSlot), count, chunk.validity, chunk.rowids);
+  if (!fresh) return undefined;
+  const memory = new Uint8Array(kernel!.memory.buffer);
+  fresh.slots.forEach((slot, i) => {
+    const first = i * perSlot;
+    memory.set(vectors.subarray(first * dims, Math.min(count, first + perSlot) * dims), HEAD + slot * SLOT_BYTES);
+    kernel!.magnitudes(HEAD + slot * SLOT_BYTES, Math.min(perSlot, count - first), dims, MAGS + slot * SLOT_MAGS);
+  });
+  return fresh;
+}
 
 /**
  * The k nearest episodes to an int8 query among the vectors of a vec0 table (episode_id primary
@@ -131,24 +225,42 @@ type PartitionKeys = [string] | [string, number];
 export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number): EpisodeHit[] {
   const nearest = new NearestK(k);
   if (partitions.length === 0) return [];
-  const keys = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
-  const chunks = db.query<ChunkRow, PartitionKeys>(`SELECT c.validity, c.rowids, v.vectors FROM "${table}_chunks" c JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id WHERE ${keys}`);
   const dims = query.length;
+  const keys = partitions[0]!.map((_, i) => `partition0${i} = ?`).join(" AND ");
+  const chunks = db.query<ChunkRow, PartitionKeys>(`SELECT chunk_id AS id, validity, rowids FROM "${table}_chunks" WHERE ${keys}`);
+  const view = seen(db);
+  const keyPrefix = `${view.keyPrefix}${table}:`;
+  const chunksOf = (partition: PartitionKeys) => {
+    const key = `${table}\0${partition.join("\0")}`;
+    const rows = view.partitions.get(key) ?? chunks.all(...partition);
+    view.partitions.set(key, rows);
+    return rows;
+  };
+  const kern = loadKernel(TAIL);
+  const qNorm = placeQuery(kern, query);
+  const perSlot = Math.floor(SLOT_BYTES / dims);
   // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
   // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
   for (const partition of partitions) {
-    for (const chunk of chunks.iterate(...partition)) {
-      const count = chunk.vectors.length / dims;
-      const distances = int8Distances(query, chunk.vectors, count);
-      const { validity } = chunk;
-      for (let i = 0; i < count; i++) {
-        const distance = distances[i]!;
-        // Most fail here; NaN (a zero vector) too.
-        if (!(distance <= bound) || !(validity[i >> 3]! & (1 << (i & 7)))) continue;
-        nearest.offer(Number(new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset).getBigInt64(i * 8, true)), distance);
-        bound = nearest.bound;
-      }
+    for (const chunk of chunksOf(partition)) {
+      const kept = chunkSlots(db, table, keyPrefix, chunk, dims);
+      if (!kept) continue;
+      const { validity, rowids } = chunk;
+      kept.slots.forEach((slot, s) => {
+        const first = s * perSlot;
+        const count = Math.min(perSlot, kept.count - first);
+        kern.distances(0, qNorm, HEAD + slot * SLOT_BYTES, count, dims, MAGS + slot * SLOT_MAGS, OUT);
+        const distances = new Float32Array(kern.memory.buffer, OUT, count);
+        for (let j = 0; j < count; j++) {
+          const distance = distances[j]!;
+          const i = first + j;
+          // Most fail here; NaN (a zero vector) too.
+          if (!(distance <= bound) || !(validity[i >> 3]! & (1 << (i & 7)))) continue;
+          nearest.offer(Number(new DataView(rowids.buffer, rowids.byteOffset).getBigInt64(i * 8, true)), distance);
+          bound = nearest.bound;
+        }
+      });
     }
   }
   return nearest.hits();
