@@ -239,6 +239,8 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   const kern = loadKernel(TAIL);
   const qNorm = placeQuery(kern, query);
   const perSlot = Math.floor(SLOT_BYTES / dims);
+  // The memory does not grow during a scan (loadKernel grew it to TAIL): one view of the distances serves every slot.
+  const distances = new Float32Array(kern.memory.buffer, OUT, perSlot);
   // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
   // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
@@ -247,11 +249,11 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
       const kept = chunkSlots(db, table, keyPrefix, chunk, dims);
       if (!kept) continue;
       const { validity, rowids } = chunk;
-      kept.slots.forEach((slot, s) => {
+      for (let s = 0; s < kept.slots.length; s++) {
+        const slot = kept.slots[s]!;
         const first = s * perSlot;
         const count = Math.min(perSlot, kept.count - first);
         kern.distances(0, qNorm, HEAD + slot * SLOT_BYTES, count, dims, MAGS + slot * SLOT_MAGS, OUT);
-        const distances = new Float32Array(kern.memory.buffer, OUT, count);
         for (let j = 0; j < count; j++) {
           const distance = distances[j]!;
           const i = first + j;
@@ -260,7 +262,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
           nearest.offer(Number(new DataView(rowids.buffer, rowids.byteOffset).getBigInt64(i * 8, true)), distance);
           bound = nearest.bound;
         }
-      });
+      }
     }
   }
   return nearest.hits();
