@@ -17,19 +17,18 @@
       (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
       (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
   (func (export "magnitudes") (param $base i32) (param $n i32) (param $dims i32) (param $out i32)
-    (local $i i32) (local $mag v128) (local $lo v128) (local $hi v128)
+    (local $i i32) (local $mag v128) (local $v v128)
     (block $done
       (loop $vectors
         (br_if $done (i32.eqz (local.get $n)))
         (local.set $mag (v128.const i32x4 0 0 0 0))
         (local.set $i (i32.const 0))
         (loop $lanes
-          (local.set $lo (v128.load (i32.add (local.get $base) (local.get $i))))
-          (local.set $hi (i16x8.extend_high_i8x16_s (local.get $lo)))
-          (local.set $lo (i16x8.extend_low_i8x16_s (local.get $lo)))
+          ;; As distances below, with the vector for the query.
+          (local.set $v (v128.load (i32.add (local.get $base) (local.get $i))))
           (local.set $mag (i32x4.add (local.get $mag)
-            (i32x4.add (i32x4.dot_i16x8_s (local.get $lo) (local.get $lo))
-                       (i32x4.dot_i16x8_s (local.get $hi) (local.get $hi)))))
+            (i32x4.add (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_low_i8x16_s (local.get $v) (local.get $v)))
+                       (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_high_i8x16_s (local.get $v) (local.get $v))))))
           (local.set $i (i32.add (local.get $i) (i32.const 16)))
           (br_if $lanes (i32.lt_u (local.get $i) (local.get $dims))))
         (i32.store (local.get $out) (call $sum (local.get $mag)))
