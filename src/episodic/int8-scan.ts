@@ -21,8 +21,10 @@
  */
 import type { Database } from "bun:sqlite";
 import { readFileState } from "../engine/file-state.ts";
-import { ChunkSlots, type KeptChunk } from "./chunk-slots.ts";
+import { ptr } from "bun:ffi";
+import { ChunkSlots } from "./chunk-slots.ts";
 import { INT8_KERNEL } from "./int8-kernel.ts";
+import { openNativeSlab, type NativeSlab } from "./native-slab.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 type Kernel = {
@@ -32,37 +34,43 @@ type Kernel = {
 };
 
 /**
- * The kernel's memory: the query at 0, the distances of one slot's vectors at OUT, then SLOTS slots
- * of SLOT_BYTES holding the vectors of the chunks scanned most recently (chunk-slots.ts), then each
- * slot's squared norms (computed once, when the slot is filled), then room for int8Distances'
- * vectors. A slot is one chunk of the cells (512 x int8[256]); a chunk of episode_static_vectors
- * (1,024) takes two. 512 slots (64 MiB, resident once filled: what the peak RSS goal leaves) hold a
- * quarter of a 1M-episode scope's cells and a whole 100K one's; on the 1M bench file about half of
- * the chunks its questions read (they read 80% of the cells) are found there (README "Scale").
+ * The kernel's memory: the query at 0, the distances of one slot's vectors at OUT, one slot's
+ * vectors at BASE and their squared norms at MAGS, then room for int8Distances' vectors. A slot is
+ * SLOT_BYTES of vectors: one chunk of the cells (512 x int8[256]); a chunk of episode_static_vectors
+ * (1,024) takes two.
  */
 const OUT = 16_384;
-const HEAD = 65_536;
+const BASE = 65_536;
 const SLOT_BYTES = 131_072;
-export const SLOTS = 512;
 /** A slot's norms take at most a quarter of its bytes (16 dimensions, 4 bytes each). */
 const SLOT_MAGS = SLOT_BYTES / 4;
-const MAGS = HEAD + SLOTS * SLOT_BYTES;
-const TAIL = MAGS + SLOTS * SLOT_MAGS;
+const MAGS = BASE + SLOT_BYTES;
+const TAIL = MAGS + SLOT_MAGS;
+
+/**
+ * The chunks scanned most recently, kept with their norms in SLOTS slots of a native slab
+ * (native-slab.ts; chunk-slots.ts says when a kept chunk may be used). 512 slots (64 MiB, resident
+ * once filled: what the peak RSS goal leaves) hold a quarter of a 1M-episode scope's cells and the
+ * whole of a 100K one's; on the 1M bench file about half of the chunks its questions read (they read
+ * 80% of the cells) are found there (README "Scale").
+ */
+const SLOTS = 512;
+const SLOT_STRIDE = SLOT_BYTES + SLOT_MAGS;
 const slots = new ChunkSlots(SLOTS);
+let slab: NativeSlab | undefined | null = null;
 
 /** Compiled once per thread, on first use; its first calls run in JavaScriptCore's lower tiers (~5 ms for the first chunk, ~0.03 ms a chunk once warm). */
 let kernel: Kernel | undefined;
 function loadKernel(bytes: number): Kernel {
   kernel ??= new WebAssembly.Instance(new WebAssembly.Module(INT8_KERNEL)).exports as unknown as Kernel;
   const have = kernel.memory.buffer.byteLength;
-  // Grown pages stay untouched (not resident) until a slot is filled.
   if (have < bytes) kernel.memory.grow(Math.ceil((bytes - have) / 65_536));
   return kernel;
 }
 
 /** Whether the kernel takes vectors of this dimension (it reads 16 dimensions at a time; a slot's distances fit before the slots). */
 export function scannable(dims: number): boolean {
-  return dims > 0 && dims % 16 === 0 && dims <= OUT && (SLOT_BYTES / dims) * 4 <= HEAD - OUT;
+  return dims > 0 && dims % 16 === 0 && dims <= OUT && (SLOT_BYTES / dims) * 4 <= BASE - OUT;
 }
 
 /** Writes the query at 0 and returns its norm. */
@@ -179,42 +187,36 @@ function seen(db: Database): Seen {
 }
 
 /**
- * The blobs read for the slots are garbage once copied, and with the slots' memory live JavaScriptCore
- * lets about four times that much garbage pile up before it collects (+500 MB of RSS over 100
- * queries at 1M, and slower reads: fresh pages are faulted in for every blob). A collection started
- * every COLLECT_EVERY bytes read keeps it at a few tens of MB (~10 µs each when asked for).
+ * Scores a chunk's vectors, slot by slot, with `score(count, first)` once each slot's vectors are at
+ * BASE and their norms at MAGS: copied from the slab if the chunk is kept and unchanged, else read
+ * now (SQLite's 128 KB blob: what bounds a scan) and kept.
  */
-const COLLECT_EVERY = 16 * 1024 * 1024;
-let readSinceCollect = 0;
-function collectNow(bytes: number): void {
-  readSinceCollect += bytes;
-  if (readSinceCollect < COLLECT_EVERY) return;
-  readSinceCollect = 0;
-  Bun.gc(false);
-}
-
-/**
- * The chunk's vectors in slots: those kept from an earlier scan if the chunk has not changed since,
- * else read now (SQLite's 128 KB blob: what bounds a scan) and kept.
- */
-function chunkSlots(db: Database, table: string, keyPrefix: string, chunk: ChunkRow, dims: number): KeptChunk | undefined {
-  const key = `${keyPrefix}${chunk.id}`;
-  const kept = slots.find(key, chunk.validity, chunk.rowids);
-  if (kept) return kept;
-  const vectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE rowid = ?`).get(chunk.id)?.vectors;
-  if (!vectors) return undefined;
-  collectNow(vectors.length);
-  const count = Math.floor(vectors.length / dims);
+function scanChunk(db: Database, table: string, key: string, chunk: ChunkRow, dims: number, memoryAt: number, score: (count: number, first: number) => void): void {
   const perSlot = Math.floor(SLOT_BYTES / dims);
-  const fresh = slots.keep(key, Math.ceil(count / perSlot), count, chunk.validity, chunk.rowids);
-  if (!fresh) return undefined;
-  const memory = new Uint8Array(kernel!.memory.buffer);
-  fresh.slots.forEach((slot, i) => {
-    const first = i * perSlot;
-    memory.set(vectors.subarray(first * dims, Math.min(count, first + perSlot) * dims), HEAD + slot * SLOT_BYTES);
-    kernel!.magnitudes(HEAD + slot * SLOT_BYTES, Math.min(perSlot, count - first), dims, MAGS + slot * SLOT_MAGS);
-  });
-  return fresh;
+  const kept = slab ? slots.find(key, chunk.validity, chunk.rowids) : undefined;
+  if (kept) {
+    kept.slots.forEach((slot, s) => {
+      const count = Math.min(perSlot, kept.count - s * perSlot);
+      slab!.copy(memoryAt + BASE, slab!.base + slot * SLOT_STRIDE, count * dims);
+      slab!.copy(memoryAt + MAGS, slab!.base + slot * SLOT_STRIDE + SLOT_BYTES, count * 4);
+      score(count, s * perSlot);
+    });
+    return;
+  }
+  const vectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE rowid = ?`).get(chunk.id)?.vectors;
+  if (!vectors) return;
+  const total = Math.floor(vectors.length / dims);
+  const fresh = slab ? slots.keep(key, Math.ceil(total / perSlot), total, chunk.validity, chunk.rowids) : undefined;
+  for (let s = 0, first = 0; first < total; s++, first += perSlot) {
+    const count = Math.min(perSlot, total - first);
+    new Uint8Array(kernel!.memory.buffer).set(vectors.subarray(first * dims, (first + count) * dims), BASE);
+    kernel!.magnitudes(BASE, count, dims, MAGS);
+    if (fresh) {
+      slab!.copy(slab!.base + fresh.slots[s]! * SLOT_STRIDE, memoryAt + BASE, count * dims);
+      slab!.copy(slab!.base + fresh.slots[s]! * SLOT_STRIDE + SLOT_BYTES, memoryAt + MAGS, count * 4);
+    }
+    score(count, first);
+  }
 }
 
 /**
@@ -237,23 +239,19 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
     return rows;
   };
   const kern = loadKernel(TAIL);
+  if (slab === null) slab = openNativeSlab(SLOTS * SLOT_STRIDE);
   const qNorm = placeQuery(kern, query);
-  const perSlot = Math.floor(SLOT_BYTES / dims);
-  // The memory does not grow during a scan (loadKernel grew it to TAIL): one view of the distances serves every slot.
-  const distances = new Float32Array(kern.memory.buffer, OUT, perSlot);
+  // The memory does not grow during a scan (loadKernel grew it to TAIL): one address, one view of the distances.
+  const memoryAt = slab ? Number(ptr(new Uint8Array(kern.memory.buffer))) : 0;
+  const distances = new Float32Array(kern.memory.buffer, OUT, Math.floor(SLOT_BYTES / dims));
   // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
   // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
   for (const partition of partitions) {
     for (const chunk of chunksOf(partition)) {
-      const kept = chunkSlots(db, table, keyPrefix, chunk, dims);
-      if (!kept) continue;
       const { validity, rowids } = chunk;
-      for (let s = 0; s < kept.slots.length; s++) {
-        const slot = kept.slots[s]!;
-        const first = s * perSlot;
-        const count = Math.min(perSlot, kept.count - first);
-        kern.distances(0, qNorm, HEAD + slot * SLOT_BYTES, count, dims, MAGS + slot * SLOT_MAGS, OUT);
+      scanChunk(db, table, `${keyPrefix}${chunk.id}`, chunk, dims, memoryAt, (count, first) => {
+        kern.distances(0, qNorm, BASE, count, dims, MAGS, OUT);
         for (let j = 0; j < count; j++) {
           const distance = distances[j]!;
           const i = first + j;
@@ -262,7 +260,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
           nearest.offer(Number(new DataView(rowids.buffer, rowids.byteOffset).getBigInt64(i * 8, true)), distance);
           bound = nearest.bound;
         }
-      }
+      });
     }
   }
   return nearest.hits();
