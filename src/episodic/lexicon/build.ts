@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import type { Store } from "../../engine/store.ts";
 import { approximateEpisodeCount } from "../lookup.ts";
 import { concatPostings, encodePostings } from "./postings.ts";
+import { termNumbersOf, writerTerms } from "./term-numbers.ts";
 import { lexiconTerms } from "./terms.ts";
 
 /**
@@ -34,39 +35,105 @@ function speakerLength(speaker: string): number {
   return length;
 }
 
-// Per-turn counts, reused from turn to turn (an ingest inverts every turn: no map per turn).
-const turnCounts = new Map<string, number>();
-const CONTEXT = 1 << 16;
+// Per term number (writerTerms's), reused from block to block and grown with the numbering: a
+// turn's counts of it in what was said and in the turn before, the last turn that counted it (a
+// document once per turn), its documents, and where its next posting goes.
+let contentCounts = new Int32Array(0);
+let contextCounts = new Int32Array(0);
+let lastTurn = new Int32Array(0);
+let documentCounts = new Int32Array(0);
+let placeOf = new Int32Array(0);
+
+function fitTerms(count: number): void {
+  if (count <= contentCounts.length) return;
+  const size = Math.max(count, contentCounts.length * 2, 1024);
+  contentCounts = new Int32Array(size);
+  contextCounts = new Int32Array(size);
+  documentCounts = new Int32Array(size);
+  placeOf = new Int32Array(size);
+  lastTurn = new Int32Array(size).fill(-1);
+}
 
 /**
- * The postings of consecutive turns, by term, flat (id, content count, context count, length per
- * episode, as encodePostings reads them); a turn's terms are reused as the next turn's context.
+ * The postings of consecutive turns: the terms met (writerTerms numbers, in the order met), and
+ * each one's postings flat (id, content count, context count, length per episode, as
+ * encodePostings reads them) at flat[starts[k] .. starts[k + 1]).
  */
-export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>; tokens: number } {
-  const byTerm = new Map<string, number[]>();
+export type Inversion = { terms: number[]; starts: Int32Array; flat: Float64Array; tokens: number };
+
+/** Inverts turns (ascending ids); a turn's terms are reused as the next turn's context. */
+export function invertNumbered(rows: IndexedRow[]): Inversion {
+  writerTerms.trim();
+  const own = new Array<Int32Array>(rows.length);
+  const before = new Array<Int32Array>(rows.length);
+  const lengths = new Float64Array(rows.length);
   let tokens = 0;
   let previousId = -1;
-  let previousTerms: string[] = [];
-  for (const row of rows) {
-    const own = lexiconTerms(row.content);
-    const before = row.previousId !== null && previousId === row.previousId ? previousTerms : lexiconTerms(row.context);
+  let previousTerms: Int32Array = new Int32Array(0);
+  for (const [i, row] of rows.entries()) {
+    own[i] = termNumbersOf(row.content);
+    before[i] = row.previousId !== null && previousId === row.previousId ? previousTerms : termNumbersOf(row.context);
     previousId = row.id;
-    previousTerms = own;
+    previousTerms = own[i]!;
     // FTS5's length of a row counts every column, the speaker's name too: the same BM25.
-    const length = own.length + before.length + speakerLength(row.speaker);
-    tokens += length;
-    // A term's count in what was said (low 16 bits) and in the turn before (above them), in one number.
-    for (const term of own) turnCounts.set(term, (turnCounts.get(term) ?? 0) + 1);
-    for (const term of before) turnCounts.set(term, (turnCounts.get(term) ?? 0) + CONTEXT);
-    for (const [term, packed] of turnCounts) {
-      const list = byTerm.get(term);
-      const content = packed % CONTEXT;
-      const context = Math.floor(packed / CONTEXT);
-      if (list) list.push(row.id, content, context, length);
-      else byTerm.set(term, [row.id, content, context, length]);
-    }
-    turnCounts.clear();
+    lengths[i] = own[i]!.length + before[i]!.length + speakerLength(row.speaker);
+    tokens += lengths[i]!;
   }
+  fitTerms(writerTerms.terms.length);
+  // First the documents of each term, to lay its postings out in one array.
+  const terms: number[] = [];
+  const countDocuments = (list: Int32Array, turn: number) => {
+    for (let j = 0; j < list.length; j++) {
+      const term = list[j]!;
+      if (lastTurn[term] === turn) continue;
+      lastTurn[term] = turn;
+      if (documentCounts[term]!++ === 0) terms.push(term);
+    }
+  };
+  for (let i = 0; i < rows.length; i++) {
+    countDocuments(own[i]!, i);
+    countDocuments(before[i]!, i);
+  }
+  const starts = new Int32Array(terms.length + 1);
+  for (let k = 0; k < terms.length; k++) {
+    const term = terms[k]!;
+    placeOf[term] = starts[k]!;
+    starts[k + 1] = starts[k]! + 4 * documentCounts[term]!;
+    documentCounts[term] = 0;
+    lastTurn[term] = -1;
+  }
+  const flat = new Float64Array(starts[terms.length]!);
+  // A posting per term of the turn, at the term's first occurrence (its counts then cleared).
+  const place = (list: Int32Array, id: number, length: number) => {
+    for (let j = 0; j < list.length; j++) {
+      const term = list[j]!;
+      const content = contentCounts[term]!;
+      const context = contextCounts[term]!;
+      if (content + context === 0) continue;
+      const at = placeOf[term]!;
+      flat[at] = id;
+      flat[at + 1] = content;
+      flat[at + 2] = context;
+      flat[at + 3] = length;
+      placeOf[term] = at + 4;
+      contentCounts[term] = contextCounts[term] = 0;
+    }
+  };
+  for (let i = 0; i < rows.length; i++) {
+    const mine = own[i]!;
+    const said = before[i]!;
+    for (let j = 0; j < mine.length; j++) contentCounts[mine[j]!]!++;
+    for (let j = 0; j < said.length; j++) contextCounts[said[j]!]!++;
+    place(mine, rows[i]!.id, lengths[i]!);
+    place(said, rows[i]!.id, lengths[i]!);
+  }
+  return { terms, starts, flat, tokens };
+}
+
+/** The postings of consecutive turns by term (flat, as Inversion's), for a few turns (ranking's tail, forgetting). */
+export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>; tokens: number } {
+  const { terms, starts, flat, tokens } = invertNumbered(rows);
+  const byTerm = new Map(terms.map((term, k) => [writerTerms.terms[term]!, Array.from(flat.subarray(starts[k], starts[k + 1]))]));
   return { byTerm, tokens };
 }
 
@@ -83,9 +150,13 @@ function writeBlock(db: Database, scope: string, level: number, first: number, l
 
 /** Indexes turns (ascending ids) as a block at the level. */
 function writeTurns(db: Database, scope: string, level: number, first: number, last: number, rows: IndexedRow[]): void {
-  const { byTerm, tokens } = invertTurns(rows);
-  const terms = [...byTerm].map(([term, flat]) => ({ term, documents: flat.length / 4, encode: () => encodePostings(flat, first) }));
-  writeBlock(db, scope, level, first, last, rows.length, tokens, terms);
+  const { terms, starts, flat, tokens } = invertNumbered(rows);
+  const entries = terms.map((term, k) => ({
+    term: writerTerms.terms[term]!,
+    documents: (starts[k + 1]! - starts[k]!) / 4,
+    encode: () => encodePostings(flat.subarray(starts[k], starts[k + 1]), first),
+  }));
+  writeBlock(db, scope, level, first, last, rows.length, tokens, entries);
 }
 
 // Every query here is driven by ids: `+scope` keeps SQLite from walking the scope's index

@@ -1,0 +1,147 @@
+/**
+ * The lexicon's terms by number: a block's inversion counts a turn's terms in arrays indexed by
+ * term number instead of maps keyed by string (the maps were ~60% of a block's inversion), and the
+ * embed-ahead worker tokenises a chunk's turns on the second core (the rest of it), sending their
+ * terms as numbers in one transferred buffer. Its numbers are its own: the writer's thread
+ * translates them to its numbering (TermTranslation) and keeps them by text (knownTermNumbers), so a
+ * turn it inverts later, when its block is made, is not tokenised again. Keyed by the text they came
+ * from, the numbers can never belong to another turn: the same text has the same terms.
+ */
+import { lexiconTerms } from "./terms.ts";
+
+/** A numbering starts over past this many terms (a vocabulary grows with names and numbers). */
+const MAX_TERMS = 200_000;
+
+/** Terms numbered in the order first met. */
+export class TermNumbers {
+  private readonly numbers = new Map<string, number>();
+  readonly terms: string[] = [];
+  /** Changes when the numbering starts over: numbers given before mean nothing since. */
+  generation = 0;
+
+  numberOf(term: string): number {
+    let number = this.numbers.get(term);
+    if (number === undefined) {
+      number = this.terms.length;
+      this.numbers.set(term, number);
+      this.terms.push(term);
+    }
+    return number;
+  }
+
+  /** A text's terms (lexiconTerms: in order, repeats kept) as numbers. */
+  numbersOf(text: string): Int32Array {
+    const terms = lexiconTerms(text);
+    const numbers = new Int32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) numbers[i] = this.numberOf(terms[i]!);
+    return numbers;
+  }
+
+  /** Starts over when full; true when it did. */
+  trim(): boolean {
+    if (this.terms.length < MAX_TERMS) return false;
+    this.numbers.clear();
+    this.terms.length = 0;
+    this.generation++;
+    return true;
+  }
+}
+
+/** Texts' terms as numbers of one numbering: text i's are numbers[offsets[i] .. offsets[i + 1]). */
+export type NumberedTexts = {
+  numbers: Int32Array;
+  offsets: Int32Array;
+  /** The numbering's terms added since the last batch (all of them when it started over). */
+  added: string[];
+  /** The numbering started over before this batch. */
+  restarted: boolean;
+};
+
+/** Numbers the texts' terms (the worker's side). */
+export function numberTexts(numbering: TermNumbers, texts: string[]): NumberedTexts {
+  const restarted = numbering.trim();
+  const before = numbering.terms.length;
+  const parts = texts.map((text) => numbering.numbersOf(text));
+  const offsets = new Int32Array(texts.length + 1);
+  parts.forEach((part, i) => (offsets[i + 1] = offsets[i]! + part.length));
+  const numbers = new Int32Array(offsets[texts.length]!);
+  parts.forEach((part, i) => numbers.set(part, offsets[i]!));
+  return { numbers, offsets, added: numbering.terms.slice(before), restarted };
+}
+
+/** The writer thread's numbering: the one block inversions count in. */
+export const writerTerms = new TermNumbers();
+
+// Texts' numbers (writerTerms's) by text: the chunks lately numbered by a worker. Two maps, the
+// older dropped when the newer fills: a block's turns are those of the last chunk or two.
+const KNOWN_PER_MAP = 16_384;
+let known = new Map<string, Int32Array>();
+let older = new Map<string, Int32Array>();
+let knownGeneration = writerTerms.generation;
+let used = 0;
+
+/** A text's terms as writerTerms numbers: from a worker when it numbered the text lately, else tokenised here. */
+export function termNumbersOf(text: string): Int32Array {
+  if (knownGeneration !== writerTerms.generation) forgetKnownTerms();
+  const numbers = known.get(text) ?? older.get(text);
+  if (numbers) {
+    used++;
+    return numbers;
+  }
+  return writerTerms.numbersOf(text);
+}
+
+/** Texts whose numbers came from a worker and were used (tests: the worker's path was taken). */
+export const knownTermsUsed = () => used;
+
+/** Drops every text's numbers (tests: the writer's own path; a numbering that started over). */
+export function forgetKnownTerms(): void {
+  known = new Map();
+  older = new Map();
+  knownGeneration = writerTerms.generation;
+}
+
+function rememberTerms(text: string, numbers: Int32Array): void {
+  if (known.size >= KNOWN_PER_MAP) {
+    older = known;
+    known = new Map();
+  }
+  known.set(text, numbers);
+}
+
+/** A worker's numbering seen from the writer's thread: its terms, and their writerTerms numbers. */
+export class TermTranslation {
+  private terms: string[] = [];
+  private toWriter = new Int32Array(1024).fill(-1);
+  private generation = writerTerms.generation;
+
+  /** Keeps the texts' numbers, translated; false (and nothing kept) when they do not fit the texts. */
+  accept(texts: string[], batch: NumberedTexts): boolean {
+    if (batch.restarted) {
+      this.terms = [];
+      this.toWriter.fill(-1);
+    }
+    this.terms.push(...batch.added);
+    if (batch.offsets.length !== texts.length + 1 || batch.offsets[texts.length] !== batch.numbers.length) return false;
+    if (this.generation !== writerTerms.generation) {
+      this.toWriter.fill(-1);
+      this.generation = writerTerms.generation;
+    }
+    if (knownGeneration !== writerTerms.generation) forgetKnownTerms();
+    if (this.toWriter.length < this.terms.length) {
+      const grown = new Int32Array(Math.max(this.terms.length, this.toWriter.length * 2)).fill(-1);
+      grown.set(this.toWriter);
+      this.toWriter = grown;
+    }
+    const { numbers, offsets } = batch;
+    for (let i = 0; i < numbers.length; i++) {
+      const theirs = numbers[i]!;
+      if (theirs < 0 || theirs >= this.terms.length) return false;
+      let ours = this.toWriter[theirs]!;
+      if (ours < 0) ours = this.toWriter[theirs] = writerTerms.numberOf(this.terms[theirs]!);
+      numbers[i] = ours;
+    }
+    for (let i = 0; i < texts.length; i++) rememberTerms(texts[i]!, numbers.subarray(offsets[i]!, offsets[i + 1]!));
+    return true;
+  }
+}
