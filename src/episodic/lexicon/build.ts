@@ -9,7 +9,7 @@ import type { Database } from "bun:sqlite";
 import type { Store } from "../../engine/store.ts";
 import { approximateEpisodeCount } from "../lookup.ts";
 import { concatPostings, encodePostings } from "./postings.ts";
-import { termNumbersOf, writerTerms } from "./term-numbers.ts";
+import { termNumbersOf, textsTokenisedHere, writerTerms } from "./term-numbers.ts";
 import { lexiconTerms } from "./terms.ts";
 
 /**
@@ -43,6 +43,8 @@ let contextCounts = new Int32Array(0);
 let lastTurn = new Int32Array(0);
 let documentCounts = new Int32Array(0);
 let placeOf = new Int32Array(0);
+// The postings, flat: one buffer grown as needed (~4 MB a block; one per block was garbage each).
+let flatBuffer = new Float64Array(0);
 
 function fitTerms(count: number): void {
   if (count <= contentCounts.length) return;
@@ -57,7 +59,8 @@ function fitTerms(count: number): void {
 /**
  * The postings of consecutive turns: the terms met (writerTerms numbers, in the order met), and
  * each one's postings flat (id, content count, context count, length per episode, as
- * encodePostings reads them) at flat[starts[k] .. starts[k + 1]).
+ * encodePostings reads them) at flat[starts[k] .. starts[k + 1]). `flat` is a view of a buffer the
+ * next inversion reuses: read it at once.
  */
 export type Inversion = { terms: number[]; starts: Int32Array; flat: Float64Array; tokens: number };
 
@@ -102,7 +105,8 @@ export function invertNumbered(rows: IndexedRow[]): Inversion {
     documentCounts[term] = 0;
     lastTurn[term] = -1;
   }
-  const flat = new Float64Array(starts[terms.length]!);
+  if (flatBuffer.length < starts[terms.length]!) flatBuffer = new Float64Array(Math.max(starts[terms.length]!, flatBuffer.length * 2));
+  const flat = flatBuffer.subarray(0, starts[terms.length]!);
   // A posting per term of the turn, at the term's first occurrence (its counts then cleared).
   const place = (list: Int32Array, id: number, length: number) => {
     for (let j = 0; j < list.length; j++) {
@@ -248,7 +252,7 @@ export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: L
       made += indexTail(db, scope, 0, sizes);
     }
   }
-  if (made > 0) collectGarbage(made);
+  if (made > 0) collectGarbage();
   return made;
 }
 
@@ -266,17 +270,17 @@ export function catchUpLexicon(store: Store, scope: string, sizes: LexiconSizes 
   }
 }
 
-// Inverting a block leaves ~10 MB of short-lived strings and arrays, which JSC collected too
-// late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts). A
-// full collection after every block cost 13% of an ingest's CPU, and one after 32 MB of resident
-// growth 10% (SQLite's cache and the reader's map grow it too); after every fourth block, the same
-// ingest peaked 172-180 MB above its start, every eighth 205-215 MB.
-const BLOCKS_BETWEEN_COLLECTIONS = 4;
-let blocksSinceCollecting = 0;
+// Tokenising a block's turns leaves ~10 MB of short-lived strings and arrays, which JSC collected
+// too late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts).
+// A full collection after every block cost 13% of an ingest's CPU; after every fourth block's turns
+// tokenised, the same ingest peaked 172-188 MB above its start (none: 227-258, every 16th: 193-205).
+// Turns a worker tokenised (term-numbers.ts) leave next to nothing here: the collection, ~0.4 s at
+// 200K episodes in the scale bench (its whole heap is marked), waits for turns tokenised here.
+const TOKENISED_BETWEEN_COLLECTIONS = 4 * LEXICON_SIZES.block;
+let tokenisedAtCollection = 0;
 
-function collectGarbage(made: number): void {
-  blocksSinceCollecting += made;
-  if (blocksSinceCollecting < BLOCKS_BETWEEN_COLLECTIONS) return;
+function collectGarbage(): void {
+  if (textsTokenisedHere() - tokenisedAtCollection < TOKENISED_BETWEEN_COLLECTIONS) return;
   Bun.gc(true);
-  blocksSinceCollecting = 0;
+  tokenisedAtCollection = textsTokenisedHere();
 }

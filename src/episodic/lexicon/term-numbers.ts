@@ -79,6 +79,7 @@ let known = new Map<string, Int32Array>();
 let older = new Map<string, Int32Array>();
 let knownGeneration = writerTerms.generation;
 let used = 0;
+let tokenised = 0;
 
 /** A text's terms as writerTerms numbers: from a worker when it numbered the text lately, else tokenised here. */
 export function termNumbersOf(text: string): Int32Array {
@@ -88,11 +89,14 @@ export function termNumbersOf(text: string): Int32Array {
     used++;
     return numbers;
   }
+  tokenised++;
   return writerTerms.numbersOf(text);
 }
 
 /** Texts whose numbers came from a worker and were used (tests: the worker's path was taken). */
 export const knownTermsUsed = () => used;
+/** Texts tokenised on this thread (their garbage is what build.ts collects). */
+export const textsTokenisedHere = () => tokenised;
 
 /** Drops every text's numbers (tests: the writer's own path; a numbering that started over). */
 export function forgetKnownTerms(): void {
