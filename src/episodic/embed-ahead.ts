@@ -16,11 +16,10 @@ import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import type { ParsedBatch } from "./episodes.ts";
 import { tierCentroids, type Centroids } from "./episode-cells.ts";
 import type { StaticAhead } from "./static-vectors.ts";
-import { episodeEmbeddingText } from "./vectors.ts";
 import { TermTranslation, type NumberedTexts } from "./lexicon/term-numbers.ts";
 
-/** A chunk: its episodes' embedding texts, and their contents, whose lexicon terms the worker numbers. */
-export type AheadRequest = { type: "init"; spec: EmbedderSpec } | { type: "chunk"; id: number; texts: string[]; contents: string[]; centroids?: Centroids };
+/** A chunk: its episodes' contents and speakers (the worker embeds episodeEmbeddingText of the two, and numbers the contents' lexicon terms). */
+export type AheadRequest = { type: "init"; spec: EmbedderSpec } | { type: "chunk"; id: number; contents: string[]; speakers: string[]; centroids?: Centroids };
 export type AheadReply = { type: "vectors"; id: number; dims: number; packed: Float32Array; cells?: Int32Array; terms: NumberedTexts } | { type: "error"; id: number; message: string };
 
 export type EmbedAhead = {
@@ -71,21 +70,21 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
     embed(db, batches) {
       if (closed) return Promise.resolve(undefined);
       const id = nextId++;
-      const texts = batches.flatMap((batch) => batch.episodes.map(episodeEmbeddingText));
       const contents = batches.flatMap((batch) => batch.episodes.map((episode) => episode.content));
+      const speakers = batches.flatMap((batch) => batch.episodes.map((episode) => episode.speaker));
       const centroids = tierCentroids(db, "static");
       worker.ref();
       const reply = new Promise<AheadReply | undefined>((resolve) => waiting.set(id, resolve));
-      worker.postMessage({ type: "chunk", id, texts, contents, centroids } satisfies AheadRequest);
+      worker.postMessage({ type: "chunk", id, contents, speakers, centroids } satisfies AheadRequest);
       return reply.then((answer) => {
         if (waiting.size === 0) worker.unref();
-        if (answer?.type !== "vectors" || answer.packed.length !== texts.length * answer.dims) {
+        if (answer?.type !== "vectors" || answer.packed.length !== contents.length * answer.dims) {
           failed++;
           return undefined;
         }
         answered++;
         translation.accept(contents, answer.terms);
-        const vectors = Array.from({ length: texts.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
+        const vectors = Array.from({ length: contents.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
         return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells } };
       });
     },
