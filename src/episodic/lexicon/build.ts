@@ -186,6 +186,10 @@ export function readMatchingTurns(db: Database, scope: string, match: string, af
  * spread over its next writes so none of them holds 50K turns' inversion at once.
  */
 function indexTail(db: Database, scope: string, after: number, sizes: LexiconSizes): number {
+  // Ids only grow (AUTOINCREMENT): fewer ids than a block past the last block hold fewer episodes,
+  // known from the rowid's end, no count (a write calls this per batch: the bench's per conversation).
+  const last = db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM episodes").get()!.id ?? 0;
+  if (last - after < sizes.block) return 0;
   // Counting reads the ids past the last block (every scope's: a range of the rowid), no text.
   const waiting = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)");
   if (waiting.get(after, scope, sizes.block)!.n < sizes.block) return 0;
