@@ -83,9 +83,9 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
           return undefined;
         }
         answered++;
-        translation.accept(contents, answer.terms);
+        const terms = translation.translate(contents, answer.terms);
         const vectors = Array.from({ length: contents.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
-        return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells } };
+        return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells }, terms };
       });
     },
     close() {

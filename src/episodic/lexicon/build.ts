@@ -74,8 +74,8 @@ export function invertNumbered(rows: IndexedRow[]): Inversion {
   let previousId = -1;
   let previousTerms: Int32Array = new Int32Array(0);
   for (const [i, row] of rows.entries()) {
-    own[i] = termNumbersOf(row.content);
-    before[i] = row.previousId !== null && previousId === row.previousId ? previousTerms : termNumbersOf(row.context);
+    own[i] = termNumbersOf(row.id, row.content);
+    before[i] = row.previousId !== null && previousId === row.previousId ? previousTerms : termNumbersOf(row.previousId, row.context);
     previousId = row.id;
     previousTerms = own[i]!;
     // FTS5's length of a row counts every column, the speaker's name too: the same BM25.

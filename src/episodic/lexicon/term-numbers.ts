@@ -3,9 +3,8 @@
  * term number instead of maps keyed by string (the maps were ~60% of a block's inversion), and the
  * embed-ahead worker tokenises a chunk's turns on the second core (the rest of it), sending their
  * terms as numbers in one transferred buffer. Its numbers are its own: the writer's thread
- * translates them to its numbering (TermTranslation) and keeps them by text (knownTermNumbers), so a
- * turn it inverts later, when its block is made, is not tokenised again. Keyed by the text they came
- * from, the numbers can never belong to another turn: the same text has the same terms.
+ * translates them to its numbering (TermTranslation), insertEpisodes keeps them by the ids the turns
+ * got (keepTurnTerms), and a block made later reads them instead of tokenising its turns again.
  */
 import { lexiconTerms } from "./terms.ts";
 
@@ -72,45 +71,56 @@ export function numberTexts(numbering: TermNumbers, texts: string[]): NumberedTe
 /** The writer thread's numbering: the one block inversions count in. */
 export const writerTerms = new TermNumbers();
 
-// Texts' numbers (writerTerms's) by text: the chunks lately numbered by a worker. Two maps, the
-// older dropped when the newer fills: a block's turns are those of the last chunk or two.
+// The numbers (writerTerms's) of turns written lately, by episode id, with the text they are the
+// terms of: a turn's block is made a write or two after the turn, from the turn as read back, whose
+// text must be the same (an id of a rolled-back write may be given again to another turn). Two
+// maps, the older dropped when the newer fills: a block's turns are those of the last chunk or two.
+type TurnTerms = { text: string; numbers: Int32Array };
 const KNOWN_PER_MAP = 16_384;
-let known = new Map<string, Int32Array>();
-let older = new Map<string, Int32Array>();
+let known = new Map<number, TurnTerms>();
+let older = new Map<number, TurnTerms>();
 let knownGeneration = writerTerms.generation;
 let used = 0;
 let tokenised = 0;
 
-/** A text's terms as writerTerms numbers: from a worker when it numbered the text lately, else tokenised here. */
-export function termNumbersOf(text: string): Int32Array {
+/** A turn's terms as writerTerms numbers: a worker's when they were kept for this id and text, else tokenised here. */
+export function termNumbersOf(id: number | null, text: string): Int32Array {
   if (knownGeneration !== writerTerms.generation) forgetKnownTerms();
-  const numbers = known.get(text) ?? older.get(text);
-  if (numbers) {
+  const kept = id === null ? undefined : (known.get(id) ?? older.get(id));
+  if (kept?.text === text) {
     used++;
-    return numbers;
+    return kept.numbers;
   }
   tokenised++;
   return writerTerms.numbersOf(text);
 }
 
-/** Texts whose numbers came from a worker and were used (tests: the worker's path was taken). */
+/** Turns whose numbers came from a worker and were used (tests: the worker's path was taken). */
 export const knownTermsUsed = () => used;
 /** Texts tokenised on this thread (their garbage is what build.ts collects). */
 export const textsTokenisedHere = () => tokenised;
 
-/** Drops every text's numbers (tests: the writer's own path; a numbering that started over). */
+/** Drops every turn's numbers (tests: the writer's own path; a numbering that started over). */
 export function forgetKnownTerms(): void {
   known = new Map();
   older = new Map();
   knownGeneration = writerTerms.generation;
 }
 
-function rememberTerms(text: string, numbers: Int32Array): void {
-  if (known.size >= KNOWN_PER_MAP) {
-    older = known;
-    known = new Map();
-  }
-  known.set(text, numbers);
+/** Texts' terms as writerTerms numbers, one array per text, valid while the numbering's generation is this one. */
+export type TurnNumbers = { generation: number; numbers: Int32Array[] };
+
+/** Keeps the numbers of turns just written (their ids and texts), numbered by a worker (TermTranslation.translate). */
+export function keepTurnTerms(turns: { id: number; content: string }[], terms: TurnNumbers): void {
+  if (terms.generation !== writerTerms.generation) return;
+  if (knownGeneration !== writerTerms.generation) forgetKnownTerms();
+  turns.forEach((turn, i) => {
+    if (known.size >= KNOWN_PER_MAP) {
+      older = known;
+      known = new Map();
+    }
+    known.set(turn.id, { text: turn.content, numbers: terms.numbers[i]! });
+  });
 }
 
 /** A worker's numbering seen from the writer's thread: its terms, and their writerTerms numbers. */
@@ -119,19 +129,21 @@ export class TermTranslation {
   private toWriter = new Int32Array(1024).fill(-1);
   private generation = writerTerms.generation;
 
-  /** Keeps the texts' numbers, translated; false (and nothing kept) when they do not fit the texts. */
-  accept(texts: string[], batch: NumberedTexts): boolean {
+  /**
+   * The batch's numbers translated to writerTerms's, per text (kept by keepTurnTerms once the texts
+   * are written and have ids); undefined when they do not fit the texts.
+   */
+  translate(texts: string[], batch: NumberedTexts): TurnNumbers | undefined {
     if (batch.restarted) {
       this.terms = [];
       this.toWriter.fill(-1);
     }
     this.terms.push(...batch.added);
-    if (batch.offsets.length !== texts.length + 1 || batch.offsets[texts.length] !== batch.numbers.length) return false;
+    if (batch.offsets.length !== texts.length + 1 || batch.offsets[texts.length] !== batch.numbers.length) return undefined;
     if (this.generation !== writerTerms.generation) {
       this.toWriter.fill(-1);
       this.generation = writerTerms.generation;
     }
-    if (knownGeneration !== writerTerms.generation) forgetKnownTerms();
     if (this.toWriter.length < this.terms.length) {
       const grown = new Int32Array(Math.max(this.terms.length, this.toWriter.length * 2)).fill(-1);
       grown.set(this.toWriter);
@@ -140,12 +152,11 @@ export class TermTranslation {
     const { numbers, offsets } = batch;
     for (let i = 0; i < numbers.length; i++) {
       const theirs = numbers[i]!;
-      if (theirs < 0 || theirs >= this.terms.length) return false;
+      if (theirs < 0 || theirs >= this.terms.length) return undefined;
       let ours = this.toWriter[theirs]!;
       if (ours < 0) ours = this.toWriter[theirs] = writerTerms.numberOf(this.terms[theirs]!);
       numbers[i] = ours;
     }
-    for (let i = 0; i < texts.length; i++) rememberTerms(texts[i]!, numbers.subarray(offsets[i]!, offsets[i + 1]!));
-    return true;
+    return { generation: writerTerms.generation, numbers: Array.from(texts, (_, i) => numbers.subarray(offsets[i]!, offsets[i + 1]!)) };
   }
 }

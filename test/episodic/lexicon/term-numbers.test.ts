@@ -1,48 +1,45 @@
 import { describe, expect, test } from "bun:test";
 import { invertNumbered, invertTurns, type IndexedRow } from "../../../src/episodic/lexicon/build.ts";
-import { forgetKnownTerms, knownTermsUsed, numberTexts, TermNumbers, TermTranslation, termNumbersOf, writerTerms } from "../../../src/episodic/lexicon/term-numbers.ts";
+import { forgetKnownTerms, keepTurnTerms, knownTermsUsed, numberTexts, TermNumbers, TermTranslation, termNumbersOf, writerTerms } from "../../../src/episodic/lexicon/term-numbers.ts";
 import { lexiconTerms } from "../../../src/episodic/lexicon/terms.ts";
 
 const TEXTS = ["Hiking by the lake at sunrise", "The lake, the LAKE and the kids", "Café crème, naïve résumé", "", "guitar concerts 2024 and 2025"];
 const termsOf = (numbers: Int32Array) => Array.from(numbers, (n) => writerTerms.terms[n]);
+const turns = (texts: string[], from: number) => texts.map((content, i) => ({ id: from + i, content }));
 
 describe("lexicon terms by number", () => {
-  test("a worker's numbering, translated to the writer's, gives each text its terms, and the writer then tokenises nothing", () => {
+  test("a worker's numbering, translated to the writer's and kept by id, gives each turn its terms, and the writer then tokenises nothing", () => {
     forgetKnownTerms();
     const worker = new TermNumbers();
     const translation = new TermTranslation();
     // Two batches: the second names terms the first added only by number.
-    expect(translation.accept(TEXTS.slice(0, 3), numberTexts(worker, TEXTS.slice(0, 3)))).toBe(true);
-    expect(translation.accept(TEXTS.slice(3), numberTexts(worker, TEXTS.slice(3)))).toBe(true);
+    keepTurnTerms(turns(TEXTS.slice(0, 3), 1), translation.translate(TEXTS.slice(0, 3), numberTexts(worker, TEXTS.slice(0, 3)))!);
+    keepTurnTerms(turns(TEXTS.slice(3), 4), translation.translate(TEXTS.slice(3), numberTexts(worker, TEXTS.slice(3)))!);
     const used = knownTermsUsed();
-    for (const text of TEXTS) expect(termsOf(termNumbersOf(text))).toEqual(lexiconTerms(text));
+    TEXTS.forEach((text, i) => expect(termsOf(termNumbersOf(i + 1, text))).toEqual(lexiconTerms(text)));
     expect(knownTermsUsed() - used).toBe(TEXTS.length);
-    // A text no worker numbered is tokenised here.
-    expect(termsOf(termNumbersOf("pottery painted"))).toEqual(lexiconTerms("pottery painted"));
+    // Another text under a kept id (a rolled-back write's id given again), or no id: tokenised here.
+    expect(termsOf(termNumbersOf(1, "pottery painted"))).toEqual(lexiconTerms("pottery painted"));
+    expect(termsOf(termNumbersOf(null, TEXTS[0]!))).toEqual(lexiconTerms(TEXTS[0]!));
     expect(knownTermsUsed() - used).toBe(TEXTS.length);
   });
 
-  test("numbers that do not fit their texts are refused, and none of them is kept", () => {
-    forgetKnownTerms();
+  test("numbers that do not fit their texts are refused", () => {
     const translation = new TermTranslation();
-    const batch = numberTexts(new TermNumbers(), TEXTS);
-    expect(translation.accept(TEXTS.slice(1), batch)).toBe(false);
+    expect(translation.translate(TEXTS.slice(1), numberTexts(new TermNumbers(), TEXTS))).toBeUndefined();
     const beyond = numberTexts(new TermNumbers(), ["one two"]);
     beyond.numbers[1] = 99;
-    expect(translation.accept(["one two"], beyond)).toBe(false);
-    const used = knownTermsUsed();
-    for (const text of [...TEXTS, "one two"]) expect(termsOf(termNumbersOf(text))).toEqual(lexiconTerms(text));
-    expect(knownTermsUsed()).toBe(used);
+    expect(translation.translate(["one two"], beyond)).toBeUndefined();
   });
 
   test("turns inverted from a worker's numbers have the postings of turns tokenised here", () => {
     const rows: IndexedRow[] = TEXTS.map((content, i) => ({ id: 10 + i * 3, content, context: i > 0 ? TEXTS[i - 1]! : "", speaker: i % 2 ? "Ann Lee" : "Bo", previousId: i > 0 ? 10 + (i - 1) * 3 : null }));
     forgetKnownTerms();
     const here = invertTurns(rows);
-    new TermTranslation().accept(TEXTS, numberTexts(new TermNumbers(), TEXTS));
+    keepTurnTerms(rows, new TermTranslation().translate(TEXTS, numberTexts(new TermNumbers(), TEXTS))!);
     const used = knownTermsUsed();
     expect(invertTurns(rows)).toEqual(here);
-    expect(knownTermsUsed()).toBeGreaterThan(used);
+    expect(knownTermsUsed() - used).toBe(TEXTS.length);
     // Per turn (id, said, in the turn before, terms of turn + turn before + speaker): one posting
     // for a term both said and heard before, and one for a turn that only heard it.
     expect(here.byTerm.get("lake")).toEqual([10, 1, 0, 6 + 0 + 1, 13, 2, 1, 7 + 6 + 2, 16, 0, 2, 4 + 7 + 1]);
