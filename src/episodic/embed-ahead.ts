@@ -18,8 +18,14 @@ import { tierCentroids, type Centroids } from "./episode-cells.ts";
 import type { StaticAhead } from "./static-vectors.ts";
 import { TermTranslation, type NumberedTexts } from "./lexicon/term-numbers.ts";
 
-/** A chunk: its episodes' contents and speakers (the worker embeds episodeEmbeddingText of the two, and numbers the contents' lexicon terms). */
-export type AheadRequest = { type: "init"; spec: EmbedderSpec } | { type: "chunk"; id: number; contents: string[]; speakers: string[]; centroids?: Centroids };
+/**
+ * A chunk: its episodes' contents and speakers (the worker embeds episodeEmbeddingText of the two,
+ * and numbers the contents' lexicon terms, its numbering started over first when the writer's
+ * thread lost track of it: restartTerms).
+ */
+export type AheadRequest =
+  | { type: "init"; spec: EmbedderSpec }
+  | { type: "chunk"; id: number; contents: string[]; speakers: string[]; centroids?: Centroids; restartTerms: boolean };
 export type AheadReply = { type: "vectors"; id: number; dims: number; packed: Float32Array; cells?: Int32Array; terms: NumberedTexts } | { type: "error"; id: number; message: string };
 
 export type EmbedAhead = {
@@ -75,7 +81,7 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
       const centroids = tierCentroids(db, "static");
       worker.ref();
       const reply = new Promise<AheadReply | undefined>((resolve) => waiting.set(id, resolve));
-      worker.postMessage({ type: "chunk", id, contents, speakers, centroids } satisfies AheadRequest);
+      worker.postMessage({ type: "chunk", id, contents, speakers, centroids, restartTerms: translation.lost } satisfies AheadRequest);
       return reply.then((answer) => {
         if (waiting.size === 0) worker.unref();
         if (answer?.type !== "vectors" || answer.packed.length !== contents.length * answer.dims) {

@@ -31,7 +31,7 @@ self.onmessage = async (event: MessageEvent<AheadRequest>) => {
     const packed = new Float32Array(vectors.length * dims);
     vectors.forEach((vector, i) => packed.set(vector, i * dims));
     const cells = request.centroids && assignCells(request.centroids, vectors);
-    reply = { type: "vectors", id: request.id, dims, packed, cells, terms: numberTexts(numbering, request.contents) };
+    reply = { type: "vectors", id: request.id, dims, packed, cells, terms: numberTexts(numbering, request.contents, request.restartTerms) };
   } catch (error) {
     reply = { type: "error", id: request.id, message: describeError(error) };
   }

@@ -36,9 +36,9 @@ export class TermNumbers {
     return numbers;
   }
 
-  /** Starts over when full; true when it did. */
-  trim(): boolean {
-    if (this.terms.length < MAX_TERMS) return false;
+  /** Starts over when full (or when `force`d); true when it did. */
+  trim(force = false): boolean {
+    if (!force && this.terms.length < MAX_TERMS) return false;
     this.numbers.clear();
     this.terms.length = 0;
     this.generation++;
@@ -50,22 +50,23 @@ export class TermNumbers {
 export type NumberedTexts = {
   numbers: Int32Array;
   offsets: Int32Array;
-  /** The numbering's terms added since the last batch (all of them when it started over). */
+  /** The numbering's terms added by this batch, numbered from `from` (its size before the batch). */
   added: string[];
+  from: number;
   /** The numbering started over before this batch. */
   restarted: boolean;
 };
 
-/** Numbers the texts' terms (the worker's side). */
-export function numberTexts(numbering: TermNumbers, texts: string[]): NumberedTexts {
-  const restarted = numbering.trim();
+/** Numbers the texts' terms (the worker's side), the numbering started over first when asked (`restart`) or full. */
+export function numberTexts(numbering: TermNumbers, texts: string[], restart = false): NumberedTexts {
+  const restarted = numbering.trim(restart);
   const before = numbering.terms.length;
   const parts = texts.map((text) => numbering.numbersOf(text));
   const offsets = new Int32Array(texts.length + 1);
   parts.forEach((part, i) => (offsets[i + 1] = offsets[i]! + part.length));
   const numbers = new Int32Array(offsets[texts.length]!);
   parts.forEach((part, i) => numbers.set(part, offsets[i]!));
-  return { numbers, offsets, added: numbering.terms.slice(before), restarted };
+  return { numbers, offsets, added: numbering.terms.slice(before), from: before, restarted };
 }
 
 /** The writer thread's numbering: the one block inversions count in. */
@@ -123,20 +124,31 @@ export function keepTurnTerms(turns: { id: number; content: string }[], terms: T
   });
 }
 
-/** A worker's numbering seen from the writer's thread: its terms, and their writerTerms numbers. */
+/**
+ * A worker's numbering seen from the writer's thread: its terms, and their writerTerms numbers. A
+ * batch it did not see (a reply refused or lost) leaves it without terms the worker has numbered:
+ * it refuses every batch then (`lost`) until the worker's numbering starts over (embed-ahead asks).
+ */
 export class TermTranslation {
   private terms: string[] = [];
   private toWriter = new Int32Array(1024).fill(-1);
   private generation = writerTerms.generation;
+  /** A batch was missed: the worker must start its numbering over before any batch is translated. */
+  lost = false;
 
   /**
    * The batch's numbers translated to writerTerms's, per text (kept by keepTurnTerms once the texts
-   * are written and have ids); undefined when they do not fit the texts.
+   * are written and have ids); undefined when they do not fit the texts or a batch was missed.
    */
   translate(texts: string[], batch: NumberedTexts): TurnNumbers | undefined {
     if (batch.restarted) {
       this.terms = [];
       this.toWriter.fill(-1);
+      this.lost = false;
+    }
+    if (this.lost || batch.from !== this.terms.length) {
+      this.lost = true;
+      return undefined;
     }
     this.terms.push(...batch.added);
     if (batch.offsets.length !== texts.length + 1 || batch.offsets[texts.length] !== batch.numbers.length) return undefined;

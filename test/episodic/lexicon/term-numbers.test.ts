@@ -32,6 +32,23 @@ describe("lexicon terms by number", () => {
     expect(translation.translate(["one two"], beyond)).toBeUndefined();
   });
 
+  test("a batch the writer's thread did not see stops the translation until the worker's numbering starts over", () => {
+    forgetKnownTerms();
+    const worker = new TermNumbers();
+    const translation = new TermTranslation();
+    expect(translation.translate(["lake kids"], numberTexts(worker, ["lake kids"]))).toBeDefined();
+    // A reply lost: its new terms ("pottery") were never seen here.
+    numberTexts(worker, ["pottery lake"]);
+    expect(translation.translate(["pottery kids"], numberTexts(worker, ["pottery kids"]))).toBeUndefined();
+    expect(translation.lost).toBe(true);
+    expect(translation.translate(["kids"], numberTexts(worker, ["kids"]))).toBeUndefined();
+    // Started over (embed-ahead asks with restartTerms): every term is named again.
+    const texts = ["pottery kids", "sunrise lake"];
+    const numbers = translation.translate(texts, numberTexts(worker, texts, true))!;
+    expect(translation.lost).toBe(false);
+    expect(numbers.numbers.map(termsOf)).toEqual(texts.map(lexiconTerms));
+  });
+
   test("turns inverted from a worker's numbers have the postings of turns tokenised here", () => {
     const rows: IndexedRow[] = TEXTS.map((content, i) => ({ id: 10 + i * 3, content, context: i > 0 ? TEXTS[i - 1]! : "", speaker: i % 2 ? "Ann Lee" : "Bo", previousId: i > 0 ? 10 + (i - 1) * 3 : null }));
     forgetKnownTerms();
