@@ -180,6 +180,11 @@ export function readMatchingTurns(db: Database, scope: string, match: string, af
     .all(match, after, scope);
 }
 
+/** The scope's turns past `after`, at most `limit`, ascending. */
+export function readTurnsAfter(db: Database, scope: string, after: number, limit: number): IndexedRow[] {
+  return db.query<IndexedRow, [number, string, number]>(`${READ_TURNS} WHERE e.id > ? AND +e.scope = ? ORDER BY e.id LIMIT ?`).all(after, scope, limit);
+}
+
 /**
  * Indexes the scope's episodes after `after`, a block at a time, at most MAX_BLOCKS_PER_WRITE (a
  * shorter rest, or more, stays for the next write): a scope passing 50K has 12 blocks to make,
@@ -193,10 +198,9 @@ function indexTail(db: Database, scope: string, after: number, sizes: LexiconSiz
   // Counting reads the ids past the last block (every scope's: a range of the rowid), no text.
   const waiting = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)");
   if (waiting.get(after, scope, sizes.block)!.n < sizes.block) return 0;
-  const read = db.query<IndexedRow, [number, string, number]>(`${READ_TURNS} WHERE e.id > ? AND +e.scope = ? ORDER BY e.id LIMIT ?`);
   let made = 0;
   for (; made < MAX_BLOCKS_PER_WRITE; made++) {
-    const rows = read.all(after, scope, sizes.block);
+    const rows = readTurnsAfter(db, scope, after, sizes.block);
     if (rows.length < sizes.block) break;
     writeTurns(db, scope, 0, rows[0]!.id, rows.at(-1)!.id, rows);
     after = rows.at(-1)!.id;
