@@ -355,14 +355,18 @@ CREATE TABLE IF NOT EXISTS episode_lexicon_blocks (
   tokens    INTEGER NOT NULL,
   PRIMARY KEY (scope, block)
 ) STRICT, WITHOUT ROWID;
+-- A rowid table with its key in an index: a WITHOUT ROWID table keeps whole rows in its b-tree's
+-- interior cells, and a look-up loaded the postings (tens of KB, on overflow pages) of every key it
+-- compared: ~20-30 us a row at 1M, against ~2 us here. Files made with that layout are copied into
+-- this one when opened for writing (initSchema, src/engine/schema.ts).
 CREATE TABLE IF NOT EXISTS episode_lexicon_postings (
   scope     TEXT NOT NULL,
   block     INTEGER NOT NULL,
   term      TEXT NOT NULL,
   documents INTEGER NOT NULL,
   postings  BLOB NOT NULL,     -- src/episodic/lexicon/postings.ts
-  PRIMARY KEY (scope, block, term)
-) STRICT, WITHOUT ROWID;
+  UNIQUE (scope, block, term)
+) STRICT;
 
 -- @vectors: created once the embedder's dimension is known ({{dims}} is substituted by initSchema).
 -- Cosine distance, so embedders that do not normalise their vectors rank correctly too.

@@ -49,11 +49,15 @@ const normaliseText = (text: string) => ` ${text.toLowerCase().replace(/[^\p{L}\
 /** A line's citation ("[e12 excerpt]", "[links 1, 2]"): ids, not content, so no answer is found in one ("3" in "[links 3, 4]"). */
 const CITATION = /\[(?:e\d+|links?|summary|procedure|node|contradiction)\b[^\]]*\]/g;
 
-/** Whether the context holds a short gold answer verbatim (case and punctuation aside, citations left out); undefined for a long or missing answer. */
+/** The context's title and notes line (the query echoed: its words are not an answer) and a session heading's id ("3" in "### session conv-26/session_3"). */
+const NOT_CONTENT = [/^# .*\n(?:_.*_\n)?/, /^(### session) \S+/gm] as const;
+
+/** Whether the context holds a short gold answer verbatim (case and punctuation aside; citations, session ids and the echoed query left out); undefined for a long or missing answer. */
 export function answerInContext(markdown: string, answer: string | undefined): boolean | undefined {
   const wanted = answer === undefined ? "" : normaliseText(answer).trim();
   if (wanted === "" || wanted.split(" ").length > 3) return undefined;
-  return normaliseText(markdown.replace(CITATION, " ")).includes(` ${wanted} `);
+  const content = markdown.replace(CITATION, " ").replace(NOT_CONTENT[0], "").replace(NOT_CONTENT[1], "$1");
+  return normaliseText(content).includes(` ${wanted} `);
 }
 
 /** Share of the relevant documents that some episode of the context belongs to. */

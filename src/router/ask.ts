@@ -34,7 +34,7 @@ export type AskResult = {
 };
 
 const SYSTEM = `You answer questions about a user's memory from the context given, and from nothing else.
-- Use only the context. Episodes are conversation turns: "[e12] Ann: ..." is episode 12 said by Ann ("[e12 excerpt]": some of its sentences), on the day of the session heading above it, turns in their order. Facts, procedures, paths and timeline lines end with their ids in brackets.
+- Use only the context. Episodes are conversation turns: "[e12] Ann: ..." is episode 12 said by Ann ("…" where sentences were left out), on the day of the heading above it, a session's turns in their order. Facts, procedures, paths and timeline lines end with their ids in brackets.
 - Resolve relative dates ("last week", "yesterday") against the day of the turn that says them, and answer with the date.
 - Answer briefly and directly. Cite every id you used, as written inside the brackets: "e12", "link 3", "procedure deploy_caddy v2", "contradiction c1".
 - If the context does not hold the answer, set known to false and answer "${I_DONT_KNOW}". Do not guess.

@@ -1,8 +1,9 @@
 /**
- * Token estimates and budget packing, pure. Tokens are estimated as ceil(characters / 4) per piece
- * of text (a line with its newline, a header): the usual rule of thumb for English with GPT-style
- * tokenizers, cheap and the same everywhere (the context, `bench context`, `ask`). Since the ceiling
- * of a sum is at most the sum of ceilings, the whole context never estimates above the budget.
+ * Token estimates and budget packing, pure. Tokens are estimated as ceil(characters / 4) of the
+ * whole context: the usual rule of thumb for English with GPT-style tokenizers, cheap and the same
+ * everywhere (the context, `bench context`, `ask`). The packer counts characters against budget x 4,
+ * so the context it renders estimates at most the budget (rounding each line up on its own, as it
+ * once did, left about half a token per line, a turn's worth per context, unused).
  */
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
@@ -25,8 +26,10 @@ export type ContextItem = {
   /** Unique per item (e.g. "episode:12", "link:4"). */
   key: string;
   section: Section;
-  /** A sub-heading charged once, with the first item under it (an episode's session and day). */
+  /** A sub-heading charged once, with the first item under it (an episode's day). */
   group?: string;
+  /** Which group the item belongs to when two share a heading (two sessions on one day); default: the heading. */
+  groupId?: string;
   /** The Markdown line(s), citation included. */
   text: string;
   /** What the item is worth for this query (higher is better). */
@@ -42,7 +45,8 @@ export type ContextItem = {
 
 export const sectionHeader = (section: Section): string => `\n## ${SECTIONS.find((s) => s.section === section)!.title}\n`;
 export const groupHeader = (group: string): string => `### ${group}\n`;
-const lineCost = (item: ContextItem) => estimateTokens(`${item.text}\n`);
+const lineChars = (item: ContextItem) => item.text.length + 1;
+const groupIdOf = (item: ContextItem) => item.groupId ?? item.group;
 const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 
 export type PackOptions = {
@@ -65,7 +69,9 @@ export type PackOptions = {
  */
 export function packContext(items: readonly ContextItem[], budget: number, fixedCost: number, options: PackOptions = {}): { chosen: ContextItem[]; tokens: number } {
   const fullItems = options.fullItems ?? Infinity;
-  let used = fixedCost;
+  // In characters: the rendered context is the concatenation of the pieces charged here.
+  const room = budget * 4;
+  let used = fixedCost * 4;
   const sections = new Set<Section>();
   const groups = new Set<string>();
   const seen = new Set<string>();
@@ -76,12 +82,12 @@ export function packContext(items: readonly ContextItem[], budget: number, fixed
     const text = normalise(candidate.dedup ?? candidate.text);
     if (seen.has(text)) continue;
     const item = chosen.length >= fullItems && candidate.compact !== undefined ? { ...candidate, text: candidate.compact } : candidate;
-    const groupKey = item.group === undefined ? undefined : `${item.section}\u0000${item.group}`;
+    const groupKey = item.group === undefined ? undefined : `${item.section}\u0000${groupIdOf(item)}`;
     const cost =
-      lineCost(item) +
-      (sections.has(item.section) ? 0 : estimateTokens(sectionHeader(item.section))) +
-      (groupKey === undefined || groups.has(groupKey) ? 0 : estimateTokens(groupHeader(item.group!)));
-    if (used + cost > budget) continue;
+      lineChars(item) +
+      (sections.has(item.section) ? 0 : sectionHeader(item.section).length) +
+      (groupKey === undefined || groups.has(groupKey) ? 0 : groupHeader(item.group!).length);
+    if (used + cost > room) continue;
     used += cost;
     seen.add(text);
     sections.add(item.section);
@@ -93,12 +99,12 @@ export function packContext(items: readonly ContextItem[], budget: number, fixed
   for (const [i, item] of chosen.entries()) {
     const whole = wholes[i]!;
     if (whole.text === item.text) continue;
-    const extra = lineCost(whole) - lineCost(item);
-    if (used + extra > budget) continue;
+    const extra = lineChars(whole) - lineChars(item);
+    if (used + extra > room) continue;
     used += extra;
     chosen[i] = whole;
   }
-  return { chosen, tokens: used };
+  return { chosen, tokens: Math.ceil(used / 4) };
 }
 
 /** The chosen items as Markdown sections in SECTIONS order, groups by their first item, items by order. */
@@ -109,10 +115,10 @@ export function renderSections(chosen: readonly ContextItem[]): string {
     if (items.length === 0) continue;
     out += sectionHeader(section);
     const groups = new Map<string | undefined, ContextItem[]>();
-    for (const item of [...items].sort((a, b) => a.order - b.order)) groups.set(item.group, [...(groups.get(item.group) ?? []), item]);
-    const ordered = [...groups.entries()].sort((a, b) => a[1][0]!.order - b[1][0]!.order);
-    for (const [group, list] of ordered) {
-      if (group !== undefined) out += groupHeader(group);
+    for (const item of [...items].sort((a, b) => a.order - b.order)) groups.set(groupIdOf(item), [...(groups.get(groupIdOf(item)) ?? []), item]);
+    const ordered = [...groups.values()].sort((a, b) => a[0]!.order - b[0]!.order);
+    for (const list of ordered) {
+      if (list[0]!.group !== undefined) out += groupHeader(list[0]!.group);
       for (const item of list) out += `${item.text}\n`;
     }
   }

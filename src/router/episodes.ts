@@ -10,8 +10,9 @@ import type { Store } from "../engine/store.ts";
 import { readEpisodes } from "../episodic/episodes.ts";
 import { episodeNeighbours, episodeSpeakers, matchesMoreThan } from "../episodic/lookup.ts";
 import { tokenizeWords } from "../episodic/linker.ts";
+import { porterStem } from "../episodic/lexicon/porter.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
-import { ftsMatchExpression } from "../retrieval/query-text.ts";
+import { ftsMatchExpression, isStopWord } from "../retrieval/query-text.ts";
 import type { EpisodeRow } from "../memory/types.ts";
 import { nodesMentionedBy } from "../episodic/mentions.ts";
 import { getEpisodicSummaries } from "../episodic/summaries.ts";
@@ -22,8 +23,8 @@ import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
 import { excerptFor, queryScorer } from "./excerpt.ts";
 import { expansionTerms } from "./expansion.ts";
-import { nearestWords, wordSpaceOf } from "./word-space.ts";
-import { episodeGroup, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
+import { knownPart, nearestWords, wordSpaceOf } from "./word-space.ts";
+import { episodeGroup, episodeGroupId, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
 
 /** How the rounds weigh against the first; chosen on LoCoMo dev as general settings, not per question type. */
 export const EPISODE_WEIGHTS = {
@@ -75,6 +76,8 @@ export type EpisodeGatherOptions = {
   excerptChars: number;
   /** Longest episode line past the context's first items (graded compaction, `packContext`). */
   compactChars: number;
+  /** The same for a turn none of whose sentences has a query word. */
+  unmatchedChars: number;
   recap: boolean;
   multiHop: boolean;
 };
@@ -133,8 +136,9 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     key: `episode:${e.episodeId}`,
     section: "episodes",
     group: episodeGroup(e),
-    text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars)),
-    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars)),
+    groupId: episodeGroupId(e),
+    text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars).text),
+    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars, options.unmatchedChars).text),
     dedup: e.content,
     value: values.get(e.episodeId)!,
     order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,
@@ -145,8 +149,8 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
 
 /**
  * The words of the static table nearest the query's rarest content words (speakers' names aside)
- * that some episode of the file says, other than the query's words and their variants (a shared
- * four-letter start: BM25's stemming already finds those).
+ * that some episode of the file says, other than the query's words and the words of the same
+ * Porter stem (BM25 finds those already; "reacted" for "reaction" it does not, so it stays).
  */
 function nearTerms(store: Store, embedder: StaticEmbedder, search: EpisodeSearchResult): string[] {
   const speakerWords = new Set(search.speakers.flatMap((speaker) => tokenizeWords(speaker)));
@@ -164,9 +168,16 @@ function nearTerms(store: Store, embedder: StaticEmbedder, search: EpisodeSearch
   const pool = terms.flatMap((term) => nearestWords(space, term, { count: EPISODE_WEIGHTS.nearWords * 3, floor: EPISODE_WEIGHTS.nearFloor }).map((near) => ({ ...near, term })));
   pool.sort((a, b) => b.similarity - a.similarity);
   const near = new Set<string>();
+  // A word the table does not know has no neighbours; a known word it starts or ends with stands in
+  // ("mentorship" -> "mentors", "destress" -> "stress": Porter stems neither to the other).
+  for (const term of search.terms) {
+    if (space.rowOf.has(term) || speakerWords.has(term) || !/^[a-z]{7,}$/.test(term)) continue;
+    const part = knownPart(term, (word) => space.rowOf.has(word) && !isStopWord(word) && porterStem(word) !== porterStem(term) && said(word));
+    if (part !== undefined) near.add(part);
+  }
   for (const { word, term } of pool) {
     if (near.size >= EPISODE_WEIGHTS.nearWords) break;
-    if (!own.has(word) && !near.has(word) && word.slice(0, 4) !== term.slice(0, 4) && said(word)) near.add(word);
+    if (!own.has(word) && !near.has(word) && porterStem(word) !== porterStem(term) && said(word)) near.add(word);
   }
   return [...near];
 }

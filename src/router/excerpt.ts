@@ -25,12 +25,18 @@ export function splitSentences(text: string): string[] {
     .filter(Boolean);
 }
 
-/** The text whole when it fits in `max` characters; else its best sentences (by shared query words) that fit, in order. */
-export function excerptFor(text: string, score: SentenceScorer, max: number): Excerpt {
+/**
+ * The text whole when it fits in `max` characters; else its best sentences (by shared query words)
+ * that fit, in order. A text none of whose sentences has a query word is held to `unmatchedMax`
+ * (default `max`): no sentence of it is known to answer, its opening points to the turn.
+ */
+export function excerptFor(text: string, score: SentenceScorer, max: number, unmatchedMax = max): Excerpt {
   const flat = text.replace(/\s*\n\s*/g, " ").trim();
-  if (flat.length <= max) return { text: flat, compacted: false };
+  if (flat.length <= Math.min(max, unmatchedMax)) return { text: flat, compacted: false };
   const sentences = splitSentences(flat);
   const ranked = sentences.map((sentence, i) => ({ sentence, i, score: score(sentence) })).sort((a, b) => b.score - a.score || a.i - b.i);
+  if (ranked[0]!.score === 0) max = unmatchedMax;
+  if (flat.length <= max) return { text: flat, compacted: false };
   const kept: { sentence: string; i: number }[] = [];
   let length = 0;
   for (const candidate of ranked) {

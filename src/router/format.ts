@@ -19,19 +19,24 @@ export function clip(text: string, max: number): string {
   return `${space > max * 0.7 ? cut.slice(0, space) : cut}…`;
 }
 
-/** The group heading an episode sits under: its session and day. */
-export const episodeGroup = (e: EpisodeLine): string => `session ${e.sessionId}${e.occurredAt === null ? "" : ` · ${formatDay(e.occurredAt)}`}`;
+/**
+ * The group heading an episode sits under: its day (its session when it has none). The session's
+ * id is not printed: the episode id cites the turn, and an id such as "conv-26/session_3" costs
+ * tokens and reads as content ("3"). Sessions stay apart by `episodeGroupId`.
+ */
+export const episodeGroup = (e: EpisodeLine): string => (e.occurredAt === null ? `session ${e.sessionId}` : formatDay(e.occurredAt));
+export const episodeGroupId = (e: EpisodeLine): string => `session ${e.sessionId}`;
 
 /**
- * An episode's line: its citation ("excerpt" when compacted to the sentences the query needs),
- * speaker and text. The session and day are in the group heading above it, and the turns of a
- * session are listed in their order, so the line carries only the episode id: a token saved per
- * line is room for more turns (the turn's position, "#3", was dropped for that; it also read as an
- * answer to "how many" questions).
+ * An episode's line: its citation, speaker and text ("…" where a compacted turn was cut). The day
+ * is in the group heading above it, and the turns of a session are listed in their order, so the
+ * line carries only the episode id: a token saved per line is room for more turns (the turn's
+ * position, "#3", was dropped for that; it also read as an answer to "how many" questions; the
+ * list bullet and the word "excerpt" went for the same room).
  */
-export function formatEpisodeLine(e: EpisodeLine, text: { text: string; compacted: boolean }): string {
+export function formatEpisodeLine(e: EpisodeLine, text: string): string {
   const who = e.speaker || e.role;
-  return `- [e${e.episodeId}${text.compacted ? " excerpt" : ""}] ${who ? `${who}: ` : ""}${text.text}`;
+  return `[e${e.episodeId}] ${who ? `${who}: ` : ""}${text}`;
 }
 
 export function formatSummaryLine(summary: { id: number; sessionId: string; summary: string; createdAt: number }, maxChars: number): string {

@@ -41,6 +41,12 @@ const EXCERPT_CHARS = 300;
 const FULL_ITEM_TOKENS = 150;
 const COMPACT_CHARS = 120;
 /**
+ * A compacted turn none of whose sentences has a query word is cut to 80 characters: it is in for
+ * its neighbour, its session or its vector, and no sentence of it is known to hold the answer. On
+ * LoCoMo dev at 1,500 tokens .9013 -> .9037, the same gold answers in the context.
+ */
+const UNMATCHED_COMPACT_CHARS = 80;
+/**
  * A question asking for a list (`asksForList`: "What activities does Melanie partake in?") has
  * its answer spread over many turns: its context keeps one item whole per 1,500 tokens and cuts
  * the rest to 80 characters, so more distinct turns fit. On LoCoMo dev at 1,500 tokens (121 such
@@ -134,6 +140,7 @@ export async function routeAndAssemble(store: Store, tiers: EmbeddingTiers, quer
     maxChars,
     excerptChars: Math.min(EXCERPT_CHARS, maxChars),
     compactChars: Math.min(list ? LIST_COMPACT_CHARS : COMPACT_CHARS, maxChars),
+    unmatchedChars: Math.min(list ? LIST_COMPACT_CHARS : COMPACT_CHARS, UNMATCHED_COMPACT_CHARS, maxChars),
     recap: intent.intents.includes("recap"),
     multiHop: intent.intents.includes("relation") || named.length >= 2,
   });

@@ -104,3 +104,11 @@ export function wordSpaceOf(embedder: StaticEmbedder): WordSpace {
   }
   return space;
 }
+
+/** The longest start or end of a word (5 letters or more, 2 or more left over) that passes `known`: "mentorship" -> "mentors", "destress" -> "stress". */
+export function knownPart(word: string, known: (part: string) => boolean): string | undefined {
+  for (let length = word.length - 2; length >= 5; length--) {
+    for (const part of [word.slice(0, length), word.slice(word.length - length)]) if (known(part)) return part;
+  }
+  return undefined;
+}

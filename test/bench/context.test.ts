@@ -16,6 +16,10 @@ test("answerInContext: a short gold answer held verbatim, case and punctuation a
   // A citation's numbers are ids, not content: "3" is not found in "[e3]" or "[links 3, 4]".
   expect(answerInContext("- [e3 excerpt] Ann: we have kids\n- A **x** B [links 3, 4]", "3")).toBe(false);
   expect(answerInContext("- [e1] Ann: we have 3 kids", "3")).toBe(true);
+  // Nor is the query the title echoes, nor a session heading's id; the day of a heading is content.
+  expect(answerInContext('# Context for "Did Ann visit Porto?"\n_intent: factual_\n\n## Episodes\n[e1] Ann: yes', "Porto")).toBe(false);
+  expect(answerInContext("### session conv-1/session_3 · 2023-05-08\n[e1] Ann: hi", "3")).toBe(false);
+  expect(answerInContext("### 2022-05-08\n[e1] Ann: hi", "2022")).toBe(true);
   expect(answerInContext("anything", "a much longer gold answer")).toBeUndefined();
   expect(answerInContext("anything", undefined)).toBeUndefined();
 });

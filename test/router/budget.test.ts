@@ -12,8 +12,8 @@ describe("packContext", () => {
     const items = [item("a", 0.5, "- aaaa", { group: "s1" }), item("b", 0.9, "- bbbb", { group: "s1" }), item("c", 0.7, "- cccc", { group: "s2" })];
     const { chosen, tokens } = packContext(items, 1000, 3);
     expect(chosen.map((i) => i.key)).toEqual(["b", "c", "a"]);
-    const expected = 3 + estimateTokens(sectionHeader("episodes")) + 2 * estimateTokens(groupHeader("s1")) + 3 * estimateTokens("- aaaa\n");
-    expect(tokens).toBe(expected);
+    // The whole context in characters: the fixed 3 tokens, the section heading, two group headings and three lines.
+    expect(tokens).toBe(estimateTokens(`${"x".repeat(12)}${sectionHeader("episodes")}${groupHeader("s1")}${groupHeader("s2")}${"- aaaa\n".repeat(3)}`));
   });
 
   test("a smaller item fills the room a larger one could not", () => {
@@ -33,6 +33,27 @@ describe("packContext", () => {
     expect(packContext([item("a", 1, "- abc")], 5, 5).chosen).toEqual([]);
   });
 
+  test("counts characters of the whole context: lines that each round up still fit together", () => {
+    // Five 5-character lines ("- abc" and its newline would be 2 tokens each, 10 in all) are 30 characters: 8 tokens.
+    const items = Array.from({ length: 5 }, (_, i) => item(`k${i}`, 1 - i / 10, `- ab${i}`));
+    const fixed = sectionHeader("episodes").length;
+    const { chosen, tokens } = packContext(items, Math.ceil((fixed + 30) / 4), 0);
+    expect(chosen).toHaveLength(5);
+    expect(tokens).toBe(estimateTokens(renderSections(chosen)));
+  });
+
+  test("groups sharing a heading (two sessions on one day) are charged and rendered apart", () => {
+    const items = [
+      item("a", 0.9, "[e1] Ann: one", { group: "2023-05-08", groupId: "s1", order: 1 }),
+      item("b", 0.8, "[e9] Bo: two", { group: "2023-05-08", groupId: "s2", order: 9 }),
+      item("c", 0.7, "[e2] Ann: three", { group: "2023-05-08", groupId: "s1", order: 2 }),
+    ];
+    const { chosen, tokens } = packContext(items, 1000, 0);
+    const rendered = renderSections(chosen);
+    expect(rendered).toBe("\n## Episodes\n### 2023-05-08\n[e1] Ann: one\n[e2] Ann: three\n### 2023-05-08\n[e9] Bo: two\n");
+    expect(tokens).toBe(estimateTokens(rendered));
+  });
+
   test("the rendered sections never estimate above the packed tokens", () => {
     const items = Array.from({ length: 50 }, (_, i) => item(`k${i}`, (i * 7) % 11, `- line ${i} ${"w".repeat(i % 13)}`, { group: `s${i % 4}`, section: i % 5 === 0 ? "facts" : "episodes", order: i }));
     for (const budget of [10, 50, 120, 400]) {
@@ -49,7 +70,7 @@ describe("packContext: graded compaction", () => {
   test("the first fullItems taken keep their text, later ones go in compact, and more of them fit", () => {
     const items = Array.from({ length: 10 }, (_, i) => long(`e${i}`, 1 - i / 20));
     // Two whole lines and eight compact ones, with no room to restore one more.
-    const budget = estimateTokens(sectionHeader("episodes")) + estimateTokens(groupHeader("s")) + 2 * estimateTokens(`${items[0]!.text}\n`) + 8 * estimateTokens(`${items[0]!.compact!}\n`);
+    const budget = estimateTokens(`${sectionHeader("episodes")}${groupHeader("s")}${`${items[0]!.text}\n`.repeat(2)}${`${items[0]!.compact!}\n`.repeat(8)}`);
     const whole = packContext(items, budget, 0);
     const graded = packContext(items, budget, 0, { fullItems: 2 });
     expect(whole.chosen.length).toBeLessThan(6);
@@ -64,9 +85,7 @@ describe("packContext: graded compaction", () => {
     const items = Array.from({ length: 4 }, (_, i) => long(`e${i}`, 1 - i / 10));
     expect(packContext(items, 1000, 0, { fullItems: 1 }).chosen.map((i) => i.text)).toEqual(items.map((i) => i.text));
     // Room for one whole line and three compact ones, plus one restoration: the second item's, not the last's.
-    const compactCost = estimateTokens(`${items[1]!.compact!}\n`);
-    const wholeCost = estimateTokens(`${items[0]!.text}\n`);
-    const budget = estimateTokens(sectionHeader("episodes")) + estimateTokens(groupHeader("s")) + 2 * wholeCost + 2 * compactCost;
+    const budget = estimateTokens(`${sectionHeader("episodes")}${groupHeader("s")}${`${items[0]!.text}\n`.repeat(2)}${`${items[1]!.compact!}\n`.repeat(2)}`);
     const { chosen, tokens } = packContext(items, budget, 0, { fullItems: 1 });
     expect(chosen.map((i) => i.text.includes("excerpt"))).toEqual([false, false, true, true]);
     expect(tokens).toBeLessThanOrEqual(budget);

@@ -36,6 +36,13 @@ describe("excerptFor", () => {
     expect(text.length).toBeLessThanOrEqual(100);
   });
 
+  test("a turn none of whose sentences has a query word is held to the shorter unmatched limit; a matching one is not", () => {
+    const unmatched = excerptFor(long, queryScorer("favourite colour"), 120, 60);
+    expect(unmatched.text.length).toBeLessThanOrEqual(60);
+    expect(excerptFor(long, queryScorer("What was John promoted to?"), 120, 60).text).toBe("… Oh, and I got promoted at work! I'm now the assistant manager of the whole store. …");
+    expect(excerptFor("Thanks, that sounds lovely!", queryScorer("favourite colour"), 120, 10)).toEqual({ text: "Thanks, th…", compacted: true });
+  });
+
   test("one sentence longer than the limit is cut at a word", () => {
     const { text } = excerptFor(`${"word ".repeat(100)}end.`, queryScorer("end"), 50);
     expect(text.length).toBeLessThanOrEqual(50);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createWordSpace, nearestWords, spaceWords } from "../../src/router/word-space.ts";
+import { createWordSpace, knownPart, nearestWords, spaceWords } from "../../src/router/word-space.ts";
 
 // Every row shares a large common direction (as raw static vectors do); what sets words apart is small.
 const common = (tail: number[]) => Float32Array.from([5, ...tail]);
@@ -47,4 +47,12 @@ describe("word space", () => {
   test("spaceWords: lower-cased letters only, three or more, no stop words, once", () => {
     expect(spaceWords(["The", "Pottery", "pottery", "ok", "don't", "x2", "camping", "What"])).toEqual(["pottery", "camping"]);
   });
+});
+
+test("knownPart: the longest known start or end of a word, five letters or more, never the word itself", () => {
+  const known = (words: string[]) => (part: string) => words.includes(part);
+  expect(knownPart("mentorship", known(["mentor", "mentors", "ship"]))).toBe("mentors");
+  expect(knownPart("destress", known(["stress", "dest"]))).toBe("stress");
+  expect(knownPart("kickboxing", known(["kick", "box"]))).toBeUndefined();
+  expect(knownPart("stressed", known(["stressed", "stresse"]))).toBeUndefined(); // two letters or more are left over
 });

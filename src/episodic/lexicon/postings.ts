@@ -30,7 +30,7 @@ function pushVarint(v: number): void {
  * base). The bytes are a view of the encoder's buffer, valid until the next encoding: bind or copy
  * them at once (an ingest encodes thousands of terms per block; a copy each was garbage each).
  */
-export function encodePostings(flat: number[], base: number): Uint8Array {
+export function encodePostings(flat: ArrayLike<number>, base: number): Uint8Array {
   written = 0;
   let previous = base;
   for (let i = 0; i < flat.length; i += 4) {
@@ -116,14 +116,19 @@ export function decodePostings(bytes: Uint8Array, base: number): Posting[] {
 /** What one term adds per posting: weight * f / (f + norm + lengthFactor * length), f its weighted count. */
 export type TermWeights = { weight: number; norm: number; lengthFactor: number; contextWeight: number };
 
-/** Scores per episode id (a slot per id from `first`), and the slots scored so far. */
-export type Accumulator = { first: number; scores: Float64Array; touched: Int32Array; count: number };
+/**
+ * Scores per episode id (a slot per id from `first`), the slots scored so far, and every part
+ * added, in order (`slots`, `parts`, `recorded` of them): the final scores are summed again from
+ * the parts in the query's term order (the pruned ranking adds them in another order).
+ */
+export type Accumulator = { first: number; scores: Float64Array; touched: Int32Array; count: number; slots: Int32Array; parts: Float64Array; recorded: number };
 
-/** Adds a term's BM25 part to every episode of its postings (~3 ns a posting). */
+/** Adds a term's BM25 part to every episode of its postings (~3 ns a posting), recording each part. */
 export function accumulatePostings(bytes: Uint8Array, base: number, weights: TermWeights, into: Accumulator): void {
   const { weight, norm, lengthFactor, contextWeight } = weights;
-  const { first, scores, touched } = into;
+  const { first, scores, touched, slots, parts } = into;
   let count = into.count;
+  let recorded = into.recorded;
   cursor = 0;
   let id = base;
   const end = bytes.length;
@@ -135,7 +140,35 @@ export function accumulatePostings(bytes: Uint8Array, base: number, weights: Ter
     const slot = id - first;
     const before = scores[slot]!;
     if (before === 0) touched[count++] = slot;
-    scores[slot] = before + (weight * frequency) / (frequency + norm + lengthFactor * length);
+    const part = (weight * frequency) / (frequency + norm + lengthFactor * length);
+    scores[slot] = before + part;
+    slots[recorded] = slot;
+    parts[recorded++] = part;
   }
   into.count = count;
+  into.recorded = recorded;
+}
+
+/**
+ * A term's parts for the candidates only: for each posting whose slot is a candidate's
+ * (`rowOf[slot]` >= 0), its part goes to `table[rowOf[slot] * stride + column]`; the other
+ * postings' counts are skipped undecoded.
+ */
+export function scoreCandidates(bytes: Uint8Array, base: number, weights: TermWeights, first: number, rowOf: Int32Array, table: Float64Array, stride: number, column: number): void {
+  const { weight, norm, lengthFactor, contextWeight } = weights;
+  cursor = 0;
+  let id = base;
+  const end = bytes.length;
+  while (cursor < end) {
+    id += nextVarint(bytes);
+    const row = rowOf[id - first]!;
+    if (row < 0) {
+      // Three varints, their last bytes below 0x80.
+      for (let left = 3; left > 0; ) if (bytes[cursor++]! < 0x80) left--;
+      continue;
+    }
+    const frequency = nextVarint(bytes) + contextWeight * nextVarint(bytes);
+    const length = nextVarint(bytes);
+    if (frequency !== 0) table[row * stride + column] = (weight * frequency) / (frequency + norm + lengthFactor * length);
+  }
 }

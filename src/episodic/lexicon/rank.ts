@@ -1,12 +1,15 @@
 /**
- * BM25 over the episode lexicon: every posting of every query term is scored (no pruning, the
- * same ranking as ranking every match), at a few nanoseconds a posting instead of FTS5's ~1 µs per
- * matching episode. The episodes past the last block (fewer than a block) are found through FTS5
- * and scored from their text with the lexicon's own terms. FTS5's bm25() formula and constants.
+ * BM25 over the episode lexicon, at a few nanoseconds a posting instead of FTS5's ~1 µs per
+ * matching episode, with exact top-k pruning (prune.ts): the terms whose bounds cannot lift an
+ * episode to the k-th score are read for the candidates only, and the result is the same ranking
+ * as scoring every posting. The episodes past the last block (fewer than a block) come from
+ * tail.ts, scored with the lexicon's own terms. FTS5's bm25() formula and constants.
  */
 import type { Database } from "bun:sqlite";
-import { accumulatePostings, type Accumulator, type TermWeights } from "./postings.ts";
-import { invertTurns, LEXICON_SIZES, readMatchingTurns } from "./build.ts";
+import { accumulatePostings, scoreCandidates, type Accumulator, type TermWeights } from "./postings.ts";
+import { LEXICON_SIZES } from "./build.ts";
+import { boundOrder, boundsLeft, cannotReach, kthScore, rankCandidates, selectCandidates, termBound } from "./prune.ts";
+import { countTail, readTail } from "./tail.ts";
 import { lexiconTerms } from "./terms.ts";
 
 const K1 = 1.2;
@@ -17,12 +20,18 @@ function termWeights(idf: number, averageLength: number, contextWeight: number):
   return { weight: idf * (K1 + 1), norm: K1 * (1 - B), lengthFactor: (K1 * B) / averageLength, contextWeight };
 }
 
-/** One posting added outside a block (an episode past the last block). */
+/** A term's BM25 part for one episode: the same expression as accumulatePostings's. */
+const bm25Part = (frequency: number, length: number, weights: TermWeights): number => (weights.weight * frequency) / (frequency + weights.norm + weights.lengthFactor * length);
+
+/** One posting added outside a block (an episode past the last block), recorded as accumulatePostings records. */
 function addPosting(into: Accumulator, id: number, frequency: number, length: number, weights: TermWeights): void {
   if (frequency === 0) return;
   const slot = id - into.first;
   if (into.scores[slot] === 0) into.touched[into.count++] = slot;
-  into.scores[slot]! += (weights.weight * frequency) / (frequency + weights.norm + weights.lengthFactor * length);
+  const part = bm25Part(frequency, length, weights);
+  into.scores[slot]! += part;
+  into.slots[into.recorded] = slot;
+  into.parts[into.recorded++] = part;
 }
 
 /** bm25()'s inverse document frequency, floored as FTS5 floors it. */
@@ -42,96 +51,160 @@ export function hasLexicon(db: Database, scope: string): boolean {
   return withTables.get(db)! && db.query("SELECT 1 FROM episode_lexicon_blocks WHERE scope = ? LIMIT 1").get(scope) !== null;
 }
 
-/**
- * The scope's episodes past the watermark holding a query word (FTS5 finds them) as postings of
- * the query's terms, inverted as a block's are; undefined while more than TAIL_MAX wait.
- */
-function readTail(db: Database, scope: string, watermark: number, match: string): { byTerm: Map<string, number[]>; documents: number; lastId: number } | undefined {
-  const documents = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)").get(watermark, scope, TAIL_MAX + 1)!.n;
-  if (documents > TAIL_MAX) return undefined;
-  const rows = readMatchingTurns(db, scope, match, watermark);
-  return { byTerm: invertTurns(rows).byTerm, documents, lastId: rows.at(-1)?.id ?? watermark };
-}
-
-/** Scores, reused across queries (zeroed after each): one slot per episode id in the scope's range. */
+/** Per-query arrays over the scope's id range, reused (scores zeroed, rows reset to -1 after each query). */
 let scores = new Float64Array(0);
+let rowOf = new Int32Array(0);
+let touched = new Int32Array(0);
+let slots = new Int32Array(1 << 16);
+let parts = new Float64Array(1 << 16);
 
-/** The k-th largest of values (k >= 1, k <= length), rearranging them (quickselect). */
-export function kthLargest(values: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = values.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const t = values[i]!;
-        values[i++] = values[j]!;
-        values[j--] = t;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return values[target]!;
+function reserve(span: number, recorded: number): void {
+  if (scores.length < span) {
+    scores = new Float64Array(Math.ceil(span * 1.25));
+    rowOf = new Int32Array(scores.length).fill(-1);
+    touched = new Int32Array(scores.length);
   }
-  return values[target]!;
+  if (slots.length < recorded) {
+    // Grown with what was recorded so far (the terms scored before this one).
+    const [oldSlots, oldParts] = [slots, parts];
+    slots = new Int32Array(Math.ceil(recorded * 1.5));
+    parts = new Float64Array(slots.length);
+    slots.set(oldSlots);
+    parts.set(oldParts);
+  }
 }
 
-/** The k best slots of the accumulator, best first (ties by id). */
-function topSlots(into: Accumulator, k: number): number[] {
-  const touched = into.touched.subarray(0, into.count);
-  if (touched.length === 0) return [];
-  const values = new Float64Array(touched.length);
-  for (let i = 0; i < touched.length; i++) values[i] = scores[touched[i]!]!;
-  const threshold = kthLargest(values, Math.min(k, values.length));
-  const best: number[] = [];
-  for (let i = 0; i < touched.length; i++) if (scores[touched[i]!]! >= threshold) best.push(touched[i]!);
-  return best.sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
-}
+/** The episodes scored first among which the k-th score is taken while terms are scored. */
+const KTH_SAMPLE = 1 << 14;
 
 /** Episodes past the last block ranked from their text; more wait only while a lexicon is being built. */
 const TAIL_MAX = 3 * LEXICON_SIZES.block;
 
+type TermList = { term: string; rows: { block: number; documents: number }[]; tail: number[]; holding: number; weights: TermWeights; from: number; to: number };
+
 /**
- * The scope's best `limit` episodes by BM25 over the query words (best first), or undefined when
- * the scope has no lexicon, or one still being built (more than TAIL_MAX episodes past its
- * blocks). `match` is the words' FTS5 expression, for the episodes past the blocks.
+ * The scope's best `limit` episodes by BM25 over the query words (best first, ties by id), or
+ * undefined when the scope has no lexicon, or one still being built (more than TAIL_MAX episodes
+ * past its blocks). `match` is the words' FTS5 expression, for the episodes past the blocks.
+ * Exact top-k pruning (prune.ts): the same episodes, in the same order, as scoring every posting.
  */
 export function rankByLexicon(db: Database, scope: string, words: string[], match: string, limit: number, contextWeight: number): number[] | undefined {
   if (!hasLexicon(db, scope)) return undefined;
+  if (limit <= 0) return [];
   const blocks = db.query<{ block: number; last_id: number; documents: number; tokens: number }, [string]>("SELECT block, last_id, documents, tokens FROM episode_lexicon_blocks WHERE scope = ? ORDER BY block").all(scope);
   const terms = [...new Set(words.flatMap(lexiconTerms))];
   if (terms.length === 0) return [];
   const first = blocks[0]!.block;
+  const lastOf = new Map(blocks.map((block) => [block.block, block.last_id]));
   const watermark = Math.max(...blocks.map((block) => block.last_id));
-  const tail = readTail(db, scope, watermark, match);
-  if (!tail) return undefined;
   const indexed = blocks.reduce((sum, block) => sum + block.documents, 0);
+  const counted = countTail(db, scope, watermark, TAIL_MAX);
+  const tail = readTail(db, scope, { watermark, indexed, ...counted }, match, TAIL_MAX);
+  if (!tail) return undefined;
   const documents = indexed + tail.documents;
   const averageLength = blocks.reduce((sum, block) => sum + block.tokens, 0) / Math.max(1, indexed);
-  const span = tail.lastId - first + 1;
-  if (scores.length < span) scores = new Float64Array(Math.ceil(span * 1.25));
-  const read = db.query<{ block: number; documents: number; postings: Uint8Array }, [string, string, string]>(
-    "SELECT block, documents, postings FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?))",
+  // Each term's rows without their postings (the bytes are read only where they are scored).
+  const readRows = db.query<{ block: number; documents: number }, [string, string, string]>(
+    "SELECT block, documents FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY block",
   );
+  const readBytes = db.query<{ postings: Uint8Array }, [string, number, string]>("SELECT postings FROM episode_lexicon_postings WHERE scope = ? AND block = ? AND term = ?");
   const blockIds = JSON.stringify(blocks.map((block) => block.block));
-  const postings = terms.map((term) => read.all(scope, term, blockIds));
-  const tailPostings = terms.map((term) => tail.byTerm.get(term) ?? []);
-  const total = postings.flat().reduce((sum, row) => sum + row.documents, 0) + tailPostings.reduce((sum, flat) => sum + flat.length / 4, 0);
-  const into: Accumulator = { first, scores, touched: new Int32Array(total), count: 0 };
-  postings.forEach((rows, t) => {
-    const flat = tailPostings[t]!;
+  const lists: TermList[] = terms.map((term) => {
+    const rows = readRows.all(scope, term, blockIds);
+    const flat = tail.byTerm.get(term) ?? [];
     const holding = rows.reduce((sum, row) => sum + row.documents, 0) + flat.length / 4;
-    const weights = termWeights(bm25Idf(documents, holding), averageLength, contextWeight);
-    for (const row of rows) accumulatePostings(row.postings, row.block, weights, into);
-    for (let i = 0; i < flat.length; i += 4) addPosting(into, flat[i]!, flat[i + 1]! + contextWeight * flat[i + 2]!, flat[i + 3]!, weights);
+    return { term, rows, tail: flat, holding, weights: termWeights(bm25Idf(documents, holding), averageLength, contextWeight), from: 0, to: 0 };
   });
+  const bounds = lists.map((list) => termBound(list.weights.weight, list.holding));
+  const order = boundOrder(bounds);
+  const left = boundsLeft(bounds, order);
+  reserve(counted.lastId - first + 1, 0);
+  const into: Accumulator = { first, scores, touched, count: 0, slots, parts, recorded: 0 };
+  // Whole terms, highest bound first, until the bounds of the rest cannot lift a new episode to the k-th score.
+  let scored = 0;
+  for (; scored < order.length; scored++) {
+    // The k-th score is at most the bounds of the terms scored so far: below the rest's, nothing can be left out yet.
+    // (A negative context weight could lower a score: then every term is scored.)
+    if (scored > 0 && contextWeight >= 0 && into.count >= limit && left[scored]! < left[0]! - left[scored]!) {
+      // Among the first episodes scored only (any of them gives a k-th score no higher than all of
+      // them do): those of the rarest terms, where the best are; a query of many common words scored
+      // every episode again after each term (up to 10^5 random reads each).
+      if (cannotReach(left[scored]!, kthScore(scores, into.touched.subarray(0, Math.min(into.count, KTH_SAMPLE)), limit))) break;
+    }
+    const list = lists[order[scored]!]!;
+    reserve(0, into.recorded + list.holding);
+    into.slots = slots;
+    into.parts = parts;
+    list.from = into.recorded;
+    for (const row of list.rows) accumulatePostings(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, into);
+    for (let i = 0; i < list.tail.length; i += 4) addPosting(into, list.tail[i]!, list.tail[i + 1]! + contextWeight * list.tail[i + 2]!, list.tail[i + 3]!, list.weights);
+    list.to = into.recorded;
+  }
+  const scoredSlots = touched.subarray(0, into.count);
+  const kth = kthScore(scores, scoredSlots, limit);
+  const candidates = selectCandidates(scores, scoredSlots, left[scored]!, kth);
+  for (let i = 0; i < scoredSlots.length; i++) scores[scoredSlots[i]!] = 0;
+  // Each candidate's part of every term, in a row of the table: recorded, or read for the candidates alone.
+  const stride = lists.length;
+  const table = new Float64Array(candidates.length * stride);
+  for (let c = 0; c < candidates.length; c++) rowOf[candidates[c]!] = c;
+  const wasScored = new Set(order.slice(0, scored));
+  lists.forEach((list, t) => {
+    if (wasScored.has(t)) {
+      copyRecorded(candidates, list.from, list.to, table, stride, t);
+      return;
+    }
+    for (const row of list.rows) {
+      if (!holdsCandidate(candidates, row.block - first, lastOf.get(row.block)! - first)) continue;
+      scoreCandidates(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, first, rowOf, table, stride, t);
+    }
+    for (let i = 0; i < list.tail.length; i += 4) {
+      const row = rowOf[list.tail[i]! - first]!;
+      const frequency = list.tail[i + 1]! + contextWeight * list.tail[i + 2]!;
+      if (row >= 0 && frequency !== 0) table[row * stride + t] = bm25Part(frequency, list.tail[i + 3]!, list.weights);
+    }
+  });
+  for (const slot of candidates) rowOf[slot] = -1;
   // Every posting is a live episode's: forgetting rewrites the rows of the forgotten turns' terms (forget.ts).
-  const best = topSlots(into, limit).map((slot) => slot + first);
-  for (let i = 0; i < into.count; i++) scores[into.touched[i]!] = 0;
-  return best;
+  return rankCandidates(candidates, table, stride, limit).map((slot) => slot + first);
+}
+
+/**
+ * The recorded parts [from, to) of a term scored in full, for the candidates among their slots.
+ * A term's slots ascend (rows by block, then the tail): few candidates are each found by bisection,
+ * many by one pass over the parts.
+ */
+function copyRecorded(candidates: Int32Array, from: number, to: number, table: Float64Array, stride: number, column: number): void {
+  const [recordedSlots, recordedParts] = [slots, parts];
+  if (candidates.length * 20 > to - from) {
+    const rows = rowOf;
+    for (let r = from; r < to; r++) {
+      const row = rows[recordedSlots[r]!]!;
+      if (row >= 0) table[row * stride + column] = recordedParts[r]!;
+    }
+    return;
+  }
+  let lo = from;
+  for (let c = 0; c < candidates.length; c++) {
+    const slot = candidates[c]!;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (recordedSlots[mid]! < slot) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < to && recordedSlots[lo] === slot) table[c * stride + column] = recordedParts[lo]!;
+  }
+}
+
+/** Whether a candidate (ascending slots) lies in [from, to]. */
+function holdsCandidate(candidates: Int32Array, from: number, to: number): boolean {
+  let lo = 0;
+  let hi = candidates.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (candidates[mid]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < candidates.length && candidates[lo]! <= to;
 }

@@ -30,7 +30,7 @@ describe("postings", () => {
 
   test("accumulating adds weight * f / (f + norm + lengthFactor * length) per episode, once listed", () => {
     const list = postings([3, 5, 9]);
-    const into = { first: 3, scores: new Float64Array(8), touched: new Int32Array(6), count: 0 };
+    const into = { first: 3, scores: new Float64Array(8), touched: new Int32Array(6), count: 0, slots: new Int32Array(6), parts: new Float64Array(6), recorded: 0 };
     const weights = { weight: 2, norm: 0.3, lengthFactor: 0.01, contextWeight: 0.5 };
     accumulatePostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
     accumulatePostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
