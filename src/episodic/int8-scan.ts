@@ -68,7 +68,7 @@ function loadKernel(bytes: number): Kernel {
   return kernel;
 }
 
-/** Whether the kernel takes vectors of this dimension (it reads 16 dimensions at a time; a slot's distances fit before the slots). */
+/** Whether the kernel takes vectors of this dimension (it reads 16 dimensions at a time; a slot's distances fit below BASE). */
 export function scannable(dims: number): boolean {
   return dims > 0 && dims % 16 === 0 && dims <= OUT && (SLOT_BYTES / dims) * 4 <= BASE - OUT;
 }
@@ -89,7 +89,7 @@ function placeQuery(k: Kernel, query: Int8Array): number {
 export function int8Distances(query: Int8Array, vectors: Uint8Array, count: number): Float32Array {
   const dims = query.length;
   if (!scannable(dims) || vectors.length < count * dims) throw new Error(`int8Distances: ${count} vectors of ${dims} dimensions need a multiple of 16 and ${count * dims} bytes`);
-  // After the slots: the vectors, their norms, then the distances (16-byte aligned).
+  // After the scan's slot: the vectors, their norms, then the distances (16-byte aligned).
   const mags = TAIL + Math.ceil((count * dims) / 16) * 16;
   const out = mags + count * 4;
   const k = loadKernel(out + count * 4);
