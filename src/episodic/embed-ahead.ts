@@ -3,8 +3,11 @@
  * chunk's episodes, and assigns them their cells when the tier has centroids, while the writer's
  * thread writes this chunk. At 1M episodes the static embedding was ~12% of an ingest's CPU and the
  * cell assignment ~8%, both on the writer's thread; it now only waits when the worker is behind.
- * Same vectors and cells (the same table and code); a worker that fails leaves the work to the
- * writer's thread (embed resolves undefined), so an ingest never fails for it.
+ * It also tokenises the chunk's contents for the episode lexicon (term-numbers.ts), ~60% of a
+ * lexicon block's inversion, which the writer's thread then only counts.
+ * Same vectors, cells and lexicon rows (the same table and code); a worker that fails leaves the
+ * work to the writer's thread (embed resolves undefined, no terms are known), so an ingest never
+ * fails for it.
  */
 import type { Database } from "bun:sqlite";
 import { embeddedPath, isEmbeddedPath } from "../engine/embedded.ts";
@@ -13,10 +16,17 @@ import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import type { ParsedBatch } from "./episodes.ts";
 import { tierCentroids, type Centroids } from "./episode-cells.ts";
 import type { StaticAhead } from "./static-vectors.ts";
-import { episodeEmbeddingText } from "./vectors.ts";
+import { TermTranslation, type NumberedTexts } from "./lexicon/term-numbers.ts";
 
-export type AheadRequest = { type: "init"; spec: EmbedderSpec } | { type: "chunk"; id: number; texts: string[]; centroids?: Centroids };
-export type AheadReply = { type: "vectors"; id: number; dims: number; packed: Float32Array; cells?: Int32Array } | { type: "error"; id: number; message: string };
+/**
+ * A chunk: its episodes' contents and speakers (the worker embeds episodeEmbeddingText of the two,
+ * and numbers the contents' lexicon terms, its numbering started over first when the writer's
+ * thread lost track of it: restartTerms).
+ */
+export type AheadRequest =
+  | { type: "init"; spec: EmbedderSpec }
+  | { type: "chunk"; id: number; contents: string[]; speakers: string[]; centroids?: Centroids; restartTerms: boolean };
+export type AheadReply = { type: "vectors"; id: number; dims: number; packed: Float32Array; cells?: Int32Array; terms: NumberedTexts } | { type: "error"; id: number; message: string };
 
 export type EmbedAhead = {
   /** Sends the batches' episodes to the worker (before it returns); resolves undefined when the worker failed. */
@@ -51,6 +61,7 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
   worker.addEventListener("close", failAll);
   // Referenced only while a chunk is out: an idle worker never keeps the process alive.
   worker.unref();
+  const translation = new TermTranslation();
   let nextId = 1;
   let closed = false;
   let answered = 0;
@@ -65,20 +76,22 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
     embed(db, batches) {
       if (closed) return Promise.resolve(undefined);
       const id = nextId++;
-      const texts = batches.flatMap((batch) => batch.episodes.map(episodeEmbeddingText));
+      const contents = batches.flatMap((batch) => batch.episodes.map((episode) => episode.content));
+      const speakers = batches.flatMap((batch) => batch.episodes.map((episode) => episode.speaker));
       const centroids = tierCentroids(db, "static");
       worker.ref();
       const reply = new Promise<AheadReply | undefined>((resolve) => waiting.set(id, resolve));
-      worker.postMessage({ type: "chunk", id, texts, centroids } satisfies AheadRequest);
+      worker.postMessage({ type: "chunk", id, contents, speakers, centroids, restartTerms: translation.lost } satisfies AheadRequest);
       return reply.then((answer) => {
         if (waiting.size === 0) worker.unref();
-        if (answer?.type !== "vectors" || answer.packed.length !== texts.length * answer.dims) {
+        if (answer?.type !== "vectors" || answer.packed.length !== contents.length * answer.dims) {
           failed++;
           return undefined;
         }
         answered++;
-        const vectors = Array.from({ length: texts.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
-        return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells } };
+        const terms = translation.translate(contents, answer.terms);
+        const vectors = Array.from({ length: contents.length }, (_, i) => answer.packed.subarray(i * answer.dims, (i + 1) * answer.dims));
+        return { vectors, cells: centroids && answer.cells && { centroids, cells: answer.cells }, terms };
       });
     },
     close() {

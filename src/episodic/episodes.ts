@@ -20,6 +20,7 @@ import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { linkEpisodeMentions } from "./mentions.ts";
 import { selectAhead, writeStaticVectors, type StaticAhead } from "./static-vectors.ts";
 import { maintainLexicon } from "./lexicon/build.ts";
+import { keepTurnTerms } from "./lexicon/term-numbers.ts";
 
 export type ParsedEpisode = ReturnType<typeof parseEpisode>;
 export type ParsedSession = ReturnType<typeof parseSession>;
@@ -122,7 +123,9 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
     }
   }
   const mentions = linkEpisodeMentions(db, fresh);
-  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh, options.staticAhead && selectAhead(options.staticAhead, freshIndexes));
+  const ahead = options.staticAhead && selectAhead(options.staticAhead, freshIndexes);
+  if (options.staticEmbedder) writeStaticVectors(db, options.staticEmbedder, fresh, ahead);
+  if (ahead?.terms) keepTurnTerms(fresh, ahead.terms);
   if (fresh.length > 0) maintainLexicon(db, new Set(fresh.map((episode) => episode.scope)));
   return { ids, inserted: fresh.length, duplicates: batch.episodes.length - fresh.length, sessions: sessionKeys.size, mentions };
 }

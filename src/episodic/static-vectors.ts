@@ -12,16 +12,21 @@ import { toInt8Vector, type StaticEmbedder } from "../embed/static/static-embedd
 import { knnCells, maintainCells, scopeHasCells, type AssignedCells } from "./episode-cells.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import { episodeEmbeddingText, type EpisodeHit } from "./vectors.ts";
+import type { TurnNumbers } from "./lexicon/term-numbers.ts";
 
 type EpisodeText = { id: number; scope: string; speaker: string; content: string };
 
-/** Static vectors computed ahead of the write (embed-ahead.ts), one per item, and when computed their cells. */
-export type StaticAhead = { vectors: Float32Array[]; cells?: AssignedCells };
+/**
+ * Static vectors computed ahead of the write (embed-ahead.ts), one per item, and when computed their
+ * cells and the items' lexicon terms (kept for the episode lexicon's blocks: lexicon/term-numbers.ts).
+ */
+export type StaticAhead = { vectors: Float32Array[]; cells?: AssignedCells; terms?: TurnNumbers };
 
 /** The items at these indexes of what was computed ahead, in that order. */
 export function selectAhead(ahead: StaticAhead, indexes: number[]): StaticAhead {
   const cells = ahead.cells && { centroids: ahead.cells.centroids, cells: Int32Array.from(indexes, (i) => ahead.cells!.cells[i]!) };
-  return { vectors: indexes.map((i) => ahead.vectors[i]!), cells };
+  const terms = ahead.terms && { generation: ahead.terms.generation, numbers: indexes.map((i) => ahead.terms!.numbers[i]!) };
+  return { vectors: indexes.map((i) => ahead.vectors[i]!), cells, terms };
 }
 
 /** Episodes embedded per transaction by fillStaticVectors. */

@@ -45,7 +45,7 @@ import {
   type AddEpisodesResult,
   type SessionSummary,
 } from "../episodic/episodes.ts";
-import { ingestFiles, type IngestFileOptions, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
+import { INGEST_WAL_BYTES, ingestFiles, type IngestFileOptions, type IngestProgress, type IngestReport } from "../episodic/ingest.ts";
 import { relinkScopeMentions } from "../episodic/mentions.ts";
 import { getEpisodicSummaries, saveEpisodicSummary } from "../episodic/summaries.ts";
 import { countUnembedded, processUnembeddedBatch, startVectorFiller, type VectorFiller, type VectorFillerOptions } from "../episodic/vectors.ts";
@@ -680,7 +680,7 @@ export class Gllam {
    */
   async ingestFiles(paths: string[], options?: IngestFileOptions, onProgress?: IngestProgress): Promise<IngestReport> {
     await this.#ensureStaticTier();
-    const own = this.#checkpointManager || this.store.externalCheckpoints ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000);
+    const own = this.#checkpointManager || this.store.externalCheckpoints ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000, { truncateAboveBytes: INGEST_WAL_BYTES });
     try {
       return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
     } finally {

@@ -12,6 +12,8 @@ import type { Gllam } from "../../src/gllam/gllam.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 import { writeFileSync } from "node:fs";
 import type { StaticEmbedder } from "../../src/embed/static/static-embedder.ts";
+import { catchUpLexicon, type LexiconSizes } from "../../src/episodic/lexicon/build.ts";
+import { forgetKnownTerms, knownTermsUsed } from "../../src/episodic/lexicon/term-numbers.ts";
 
 const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
 const staticEmbedder = loadStaticEmbedder();
@@ -137,5 +139,55 @@ describe("static vectors embedded ahead in a worker", () => {
     expect(ahead.progress).toEqual([[5000, 5000], [5600, 5600]]);
     expect(plain.progress).toEqual(ahead.progress);
     for (const gllam of [plain.gllam, ahead.gllam]) gllam.close();
+  }, 30_000);
+});
+
+describe("lexicon terms numbered ahead in the worker", () => {
+  const SMALL: LexiconSizes = { from: 64, block: 32, fanout: 2 };
+  const chunks = [[unit("a", 120), unit("b", 80)], [unit("c", 150), unit("a", 120, 120)], [unit("d", 90)]];
+  /** Writes the chunks (embedded ahead by `embedAhead` when given), then makes every lexicon block owed. */
+  const write = async (embedAhead?: ReturnType<typeof startEmbedAhead>) => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash, staticEmbedder });
+    try {
+      for (const units of chunks) {
+        const batches = parseUnits(units);
+        writeBatches(gllam.store, batches, { staticEmbedder, staticAhead: await embedAhead?.embed(gllam.db(), batches) });
+      }
+    } finally {
+      await embedAhead?.close();
+    }
+    const used = knownTermsUsed();
+    expect(catchUpLexicon(gllam.store, "default", SMALL)).toBeGreaterThan(10);
+    const all = (sql: string) => gllam.db().query(sql).all();
+    const lexicon = {
+      blocks: all("SELECT scope, block, last_id, level, documents, tokens FROM episode_lexicon_blocks ORDER BY block"),
+      postings: all("SELECT scope, block, term, documents, hex(postings) AS postings FROM episode_lexicon_postings ORDER BY block, term"),
+    };
+    gllam.close();
+    forgetKnownTerms();
+    return { lexicon, used: knownTermsUsed() - used };
+  };
+
+  test("blocks made from the worker's numbers are the rows of blocks tokenised on the writer's thread", async () => {
+    forgetKnownTerms();
+    const plain = await write();
+    expect(plain.used).toBe(0);
+    const embedAhead = startEmbedAhead(staticEmbedder)!;
+    const ahead = await write(embedAhead);
+    expect(embedAhead.answered).toBe(chunks.length);
+    // Every turn's terms came from the worker (and its context's, but a session's first turn's).
+    expect(ahead.used).toBeGreaterThanOrEqual(560);
+    expect(ahead.lexicon).toEqual(plain.lexicon);
+    expect(plain.lexicon.postings.length).toBeGreaterThan(20);
+  }, 30_000);
+
+  test("a worker that fails leaves the tokenising to the writer's thread: the same rows", async () => {
+    forgetKnownTerms();
+    const plain = await write();
+    const broken = startEmbedAhead({ ...staticEmbedder, spec: { kind: "module", path: join(makeTempDir(), "missing.ts") } })!;
+    const failed = await write(broken);
+    expect(broken.failed).toBe(chunks.length);
+    expect(failed.used).toBe(0);
+    expect(failed.lexicon).toEqual(plain.lexicon);
   }, 30_000);
 });

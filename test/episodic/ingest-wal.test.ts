@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { walSizeBytes } from "../../src/engine/wal.ts";
-import { ingestFiles } from "../../src/episodic/ingest.ts";
+import { INGEST_AUTOCHECKPOINT_PAGES, ingestFiles } from "../../src/episodic/ingest.ts";
 import { tinyEmbedder } from "../semantic/fixtures.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
@@ -51,7 +51,7 @@ test("an ingest writes with its own page cache and checkpoint threshold, restore
     await ingestFiles(gllam.store, FILES.slice(0, 1), {}, () => during.push(pragmas(gllam)));
     expect(during.length).toBeGreaterThan(0);
     // 64 MiB of cache (negative: KiB); auto-checkpoint at 16,384 pages, or off as the replicator set it.
-    for (const seen of during) expect(seen).toEqual({ cache: -65536, autocheckpoint: checkpoints === "external" ? 0 : 16_384 });
+    for (const seen of during) expect(seen).toEqual({ cache: -65536, autocheckpoint: checkpoints === "external" ? 0 : INGEST_AUTOCHECKPOINT_PAGES });
     expect(pragmas(gllam)).toEqual(before);
     expect(before.autocheckpoint).toBe(checkpoints === "external" ? 0 : 1000);
     gllam.close();

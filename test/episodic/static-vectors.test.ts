@@ -55,6 +55,23 @@ describe("the static tier", () => {
     gllam.close();
   });
 
+  test("the reader's scans keep up with the writer: episodes added and forgotten after a scan are seen by the next one", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    gllam.addEpisodes(turns(200));
+    const reader = gllam.dbRO();
+    const q = staticEmbedder.embedSync(["weather money 7"])[0]!;
+    const distances = (hits: { distance: number }[]) => hits.map((hit) => hit.distance);
+    const first = knnStaticEpisodes(reader, q, 5, "default");
+    expect(distances(first)).toEqual(distances(exactStaticEpisodes(reader, q, 5, "default")));
+    // The query's own text arrives (the same chunk or a new one), and the nearest episode so far goes.
+    gllam.addEpisodes([{ sessionId: "late", seq: 0, speaker: "Bob", content: "weather money 7" }]);
+    gllam.forget({ episode: first[0]!.episodeId, scope: "default" });
+    const second = knnStaticEpisodes(reader, q, 5, "default");
+    expect(second.map((hit) => hit.episodeId)).not.toContain(first[0]!.episodeId);
+    expect(distances(second)).toEqual(distances(exactStaticEpisodes(reader, q, 5, "default")));
+    gllam.close();
+  });
+
   test("a static embedder that fails takes the whole batch back with it", async () => {
     const gllam = await openTempGllam(dir, { embedder: hash, staticEmbedder: failingStaticEmbedder(staticEmbedder) });
     expect(() => gllam.addEpisodes(turns(10))).toThrow("boom");

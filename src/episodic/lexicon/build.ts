@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import type { Store } from "../../engine/store.ts";
 import { approximateEpisodeCount } from "../lookup.ts";
 import { concatPostings, encodePostings } from "./postings.ts";
+import { termNumbersOf, textsTokenisedHere, writerTerms } from "./term-numbers.ts";
 import { lexiconTerms } from "./terms.ts";
 
 /**
@@ -34,39 +35,109 @@ function speakerLength(speaker: string): number {
   return length;
 }
 
-// Per-turn counts, reused from turn to turn (an ingest inverts every turn: no map per turn).
-const turnCounts = new Map<string, number>();
-const CONTEXT = 1 << 16;
+// Per term number (writerTerms's), reused from block to block and grown with the numbering: a
+// turn's counts of it in what was said and in the turn before, the last turn that counted it (a
+// document once per turn), its documents, and where its next posting goes.
+let contentCounts = new Int32Array(0);
+let contextCounts = new Int32Array(0);
+let lastTurn = new Int32Array(0);
+let documentCounts = new Int32Array(0);
+let placeOf = new Int32Array(0);
+// The postings, flat: one buffer grown as needed (~4 MB a block; one per block was garbage each).
+let flatBuffer = new Float64Array(0);
+
+function fitTerms(count: number): void {
+  if (count <= contentCounts.length) return;
+  const size = Math.max(count, contentCounts.length * 2, 1024);
+  contentCounts = new Int32Array(size);
+  contextCounts = new Int32Array(size);
+  documentCounts = new Int32Array(size);
+  placeOf = new Int32Array(size);
+  lastTurn = new Int32Array(size).fill(-1);
+}
 
 /**
- * The postings of consecutive turns, by term, flat (id, content count, context count, length per
- * episode, as encodePostings reads them); a turn's terms are reused as the next turn's context.
+ * The postings of consecutive turns: the terms met (writerTerms numbers, in the order met), and
+ * each one's postings flat (id, content count, context count, length per episode, as
+ * encodePostings reads them) at flat[starts[k] .. starts[k + 1]). `flat` is a view of a buffer the
+ * next inversion reuses: read it at once.
  */
-export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>; tokens: number } {
-  const byTerm = new Map<string, number[]>();
+export type Inversion = { terms: number[]; starts: Int32Array; flat: Float64Array; tokens: number };
+
+/** Inverts turns (ascending ids); a turn's terms are reused as the next turn's context. */
+export function invertNumbered(rows: IndexedRow[]): Inversion {
+  writerTerms.trim();
+  const own = new Array<Int32Array>(rows.length);
+  const before = new Array<Int32Array>(rows.length);
+  const lengths = new Float64Array(rows.length);
   let tokens = 0;
   let previousId = -1;
-  let previousTerms: string[] = [];
-  for (const row of rows) {
-    const own = lexiconTerms(row.content);
-    const before = row.previousId !== null && previousId === row.previousId ? previousTerms : lexiconTerms(row.context);
+  let previousTerms: Int32Array = new Int32Array(0);
+  for (const [i, row] of rows.entries()) {
+    own[i] = termNumbersOf(row.id, row.content);
+    before[i] = row.previousId !== null && previousId === row.previousId ? previousTerms : termNumbersOf(row.previousId, row.context);
     previousId = row.id;
-    previousTerms = own;
+    previousTerms = own[i]!;
     // FTS5's length of a row counts every column, the speaker's name too: the same BM25.
-    const length = own.length + before.length + speakerLength(row.speaker);
-    tokens += length;
-    // A term's count in what was said (low 16 bits) and in the turn before (above them), in one number.
-    for (const term of own) turnCounts.set(term, (turnCounts.get(term) ?? 0) + 1);
-    for (const term of before) turnCounts.set(term, (turnCounts.get(term) ?? 0) + CONTEXT);
-    for (const [term, packed] of turnCounts) {
-      const list = byTerm.get(term);
-      const content = packed % CONTEXT;
-      const context = Math.floor(packed / CONTEXT);
-      if (list) list.push(row.id, content, context, length);
-      else byTerm.set(term, [row.id, content, context, length]);
-    }
-    turnCounts.clear();
+    lengths[i] = own[i]!.length + before[i]!.length + speakerLength(row.speaker);
+    tokens += lengths[i]!;
   }
+  fitTerms(writerTerms.terms.length);
+  // First the documents of each term, to lay its postings out in one array.
+  const terms: number[] = [];
+  const countDocuments = (list: Int32Array, turn: number) => {
+    for (let j = 0; j < list.length; j++) {
+      const term = list[j]!;
+      if (lastTurn[term] === turn) continue;
+      lastTurn[term] = turn;
+      if (documentCounts[term]!++ === 0) terms.push(term);
+    }
+  };
+  for (let i = 0; i < rows.length; i++) {
+    countDocuments(own[i]!, i);
+    countDocuments(before[i]!, i);
+  }
+  const starts = new Int32Array(terms.length + 1);
+  for (let k = 0; k < terms.length; k++) {
+    const term = terms[k]!;
+    placeOf[term] = starts[k]!;
+    starts[k + 1] = starts[k]! + 4 * documentCounts[term]!;
+    documentCounts[term] = 0;
+    lastTurn[term] = -1;
+  }
+  if (flatBuffer.length < starts[terms.length]!) flatBuffer = new Float64Array(Math.max(starts[terms.length]!, flatBuffer.length * 2));
+  const flat = flatBuffer.subarray(0, starts[terms.length]!);
+  // A posting per term of the turn, at the term's first occurrence (its counts then cleared).
+  const place = (list: Int32Array, id: number, length: number) => {
+    for (let j = 0; j < list.length; j++) {
+      const term = list[j]!;
+      const content = contentCounts[term]!;
+      const context = contextCounts[term]!;
+      if (content + context === 0) continue;
+      const at = placeOf[term]!;
+      flat[at] = id;
+      flat[at + 1] = content;
+      flat[at + 2] = context;
+      flat[at + 3] = length;
+      placeOf[term] = at + 4;
+      contentCounts[term] = contextCounts[term] = 0;
+    }
+  };
+  for (let i = 0; i < rows.length; i++) {
+    const mine = own[i]!;
+    const said = before[i]!;
+    for (let j = 0; j < mine.length; j++) contentCounts[mine[j]!]!++;
+    for (let j = 0; j < said.length; j++) contextCounts[said[j]!]!++;
+    place(mine, rows[i]!.id, lengths[i]!);
+    place(said, rows[i]!.id, lengths[i]!);
+  }
+  return { terms, starts, flat, tokens };
+}
+
+/** The postings of consecutive turns by term (flat, as Inversion's), for a few turns (ranking's tail, forgetting). */
+export function invertTurns(rows: IndexedRow[]): { byTerm: Map<string, number[]>; tokens: number } {
+  const { terms, starts, flat, tokens } = invertNumbered(rows);
+  const byTerm = new Map(terms.map((term, k) => [writerTerms.terms[term]!, Array.from(flat.subarray(starts[k], starts[k + 1]))]));
   return { byTerm, tokens };
 }
 
@@ -83,9 +154,13 @@ function writeBlock(db: Database, scope: string, level: number, first: number, l
 
 /** Indexes turns (ascending ids) as a block at the level. */
 function writeTurns(db: Database, scope: string, level: number, first: number, last: number, rows: IndexedRow[]): void {
-  const { byTerm, tokens } = invertTurns(rows);
-  const terms = [...byTerm].map(([term, flat]) => ({ term, documents: flat.length / 4, encode: () => encodePostings(flat, first) }));
-  writeBlock(db, scope, level, first, last, rows.length, tokens, terms);
+  const { terms, starts, flat, tokens } = invertNumbered(rows);
+  const entries = terms.map((term, k) => ({
+    term: writerTerms.terms[term]!,
+    documents: (starts[k + 1]! - starts[k]!) / 4,
+    encode: () => encodePostings(flat.subarray(starts[k], starts[k + 1]), first),
+  }));
+  writeBlock(db, scope, level, first, last, rows.length, tokens, entries);
 }
 
 // Every query here is driven by ids: `+scope` keeps SQLite from walking the scope's index
@@ -116,6 +191,10 @@ export function readTurnsAfter(db: Database, scope: string, after: number, limit
  * spread over its next writes so none of them holds 50K turns' inversion at once.
  */
 function indexTail(db: Database, scope: string, after: number, sizes: LexiconSizes): number {
+  // Ids only grow (AUTOINCREMENT): fewer ids than a block past the last block hold fewer episodes,
+  // known from the rowid's end, no count (a write calls this per batch: the bench's per conversation).
+  const last = db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM episodes").get()!.id ?? 0;
+  if (last - after < sizes.block) return 0;
   // Counting reads the ids past the last block (every scope's: a range of the rowid), no text.
   const waiting = db.query<{ n: number }, [number, string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM episodes WHERE id > ? AND +scope = ? LIMIT ?)");
   if (waiting.get(after, scope, sizes.block)!.n < sizes.block) return 0;
@@ -181,7 +260,7 @@ export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: L
       made += indexTail(db, scope, 0, sizes);
     }
   }
-  if (made > 0) collectGarbage(made);
+  if (made > 0) collectGarbage();
   return made;
 }
 
@@ -199,17 +278,17 @@ export function catchUpLexicon(store: Store, scope: string, sizes: LexiconSizes 
   }
 }
 
-// Inverting a block leaves ~10 MB of short-lived strings and arrays, which JSC collected too
-// late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts). A
-// full collection after every block cost 13% of an ingest's CPU, and one after 32 MB of resident
-// growth 10% (SQLite's cache and the reader's map grow it too); after every fourth block, the same
-// ingest peaked 172-180 MB above its start, every eighth 205-215 MB.
-const BLOCKS_BETWEEN_COLLECTIONS = 4;
-let blocksSinceCollecting = 0;
+// Tokenising a block's turns leaves ~10 MB of short-lived strings and arrays, which JSC collected
+// too late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts).
+// A full collection after every block cost 13% of an ingest's CPU; after every fourth block's turns
+// tokenised, the same ingest peaked 172-188 MB above its start (none: 227-258, every 16th: 193-205).
+// Turns a worker tokenised (term-numbers.ts) leave next to nothing here: the collection, ~0.4 s at
+// 200K episodes in the scale bench (its whole heap is marked), waits for turns tokenised here.
+const TOKENISED_BETWEEN_COLLECTIONS = 4 * LEXICON_SIZES.block;
+let tokenisedAtCollection = 0;
 
-function collectGarbage(made: number): void {
-  blocksSinceCollecting += made;
-  if (blocksSinceCollecting < BLOCKS_BETWEEN_COLLECTIONS) return;
+function collectGarbage(): void {
+  if (textsTokenisedHere() - tokenisedAtCollection < TOKENISED_BETWEEN_COLLECTIONS) return;
   Bun.gc(true);
-  blocksSinceCollecting = 0;
+  tokenisedAtCollection = textsTokenisedHere();
 }

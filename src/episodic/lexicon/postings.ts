@@ -30,7 +30,7 @@ function pushVarint(v: number): void {
  * base). The bytes are a view of the encoder's buffer, valid until the next encoding: bind or copy
  * them at once (an ingest encodes thousands of terms per block; a copy each was garbage each).
  */
-export function encodePostings(flat: number[], base: number): Uint8Array {
+export function encodePostings(flat: ArrayLike<number>, base: number): Uint8Array {
   written = 0;
   let previous = base;
   for (let i = 0; i < flat.length; i += 4) {
