@@ -167,10 +167,14 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const docOf = new Map<number, string>();
   const baseRss = rssMb();
   let modelRss: number | null = null;
-  const embedAhead = startEmbedAhead(options.staticEmbedder);
+  const embeddedAhead = { chunks: 0, failed: 0 };
+  let embedAhead: ReturnType<typeof startEmbedAhead>;
   try {
     let stored = 0;
     for (const size of sizes) {
+      // A worker per size's ingest, closed before the queries, as `gllam ingest` closes its own: kept
+      // alive, its heap and static table counted in every query phase's RSS (~120 MB at 1M).
+      embedAhead = startEmbedAhead(options.staticEmbedder);
       let wall = 0;
       let cpu = 0;
       resetPeakRss();
@@ -199,6 +203,10 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         if (stored % 50_000 === 0) options.onProgress?.(`ingested ${stored.toLocaleString("en")} turns`);
       }
       const added = size - (rows.at(-1)?.episodes ?? 0);
+      embeddedAhead.chunks += embedAhead?.answered ?? 0;
+      embeddedAhead.failed += embedAhead?.failed ?? 0;
+      await embedAhead?.close();
+      embedAhead = undefined;
       gllam.checkpointWAL("TRUNCATE");
       const ingestPeak = peakRssMb();
       resetPeakRss();
@@ -223,7 +231,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: { chunks: embedAhead?.answered ?? 0, failed: embedAhead?.failed ?? 0 } };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead };
   } finally {
     await embedAhead?.close();
     gllam.close();
