@@ -16,7 +16,6 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
-import { readFileState } from "../engine/file-state.ts";
 import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
@@ -34,8 +33,7 @@ export const SCOPE_THRESHOLD = 50_000;
  * Cells searched per query, per tier. Static: 12 of 256 (~9% of the vectors at 1M: queries fall in
  * the larger cells). On the 1M bench file (100 dev questions; share of exact KNN's top 10 found /
  * p50 with vec0 queries at load ~2): 24 probes 95% / 74 ms, 16 89% / 51 ms, 12 85% / 38 ms, 8 77% /
- * 24 ms; scanned (int8-scan.ts, load ~3): 24 27 ms, 16 18 ms, 12 14 ms; 12 with their chunks kept
- * from an earlier scan (int8-scan.ts's slots, load ~2.5) ~5 ms, 13 ms when half are. Recall@10 on the evidence
+ * 24 ms; scanned (int8-scan.ts, load ~3): 24 27 ms, 16 18 ms, 12 14 ms. Recall@10 on the evidence
  * is exact KNN's (.432) down to 12 probes (.422 at 8), and hybrid search's top 10 holds the same
  * evidence (.467) at all four. The static tier only breaks BM25's near-ties in recall
  * (staticAloneWeight), so its KNN buys speed with exactness here. Model: 24, not re-measured.
@@ -189,10 +187,12 @@ const centroidCache = new WeakMap<Database, Map<VectorTier, { state: string; cen
 
 /**
  * The tier's centroids, read once per connection while nothing changed them (decoding them cost
- * ~0.7 ms per query): readFileState moves with any write, and they are read again.
+ * ~0.7 ms per query). The state is PRAGMA data_version (bumped by another connection's commit)
+ * and total_changes() (this connection's own writes): either moves, and they are read again.
  */
 function readCentroids(db: Database, tier: VectorTier): Centroids | undefined {
-  const state = readFileState(db);
+  const { version, changes } = db.query<{ version: number; changes: number }, []>("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes").get()!;
+  const state = `${version}:${changes}`;
   const byTier = centroidCache.get(db) ?? new Map();
   centroidCache.set(db, byTier);
   const cached = byTier.get(tier);

@@ -1,66 +1,47 @@
 ;; The int8 cosine distances of a static KNN scan (src/episodic/int8-scan.ts), with WebAssembly SIMD.
 ;; Compiled to the bytes in int8-kernel.ts by scripts/make-int8-kernel.ts.
 ;;
-;; magnitudes(base, n, dims, out): for each of the n int8 vectors of `dims` (a multiple of 16)
-;; stored one after the other from `base`, writes at out[i] (i32) its squared norm |v|^2. The scan
-;; computes them once, when it keeps a chunk's vectors, so a query computes only dot products.
-;;
-;; distances(q, qNorm, base, n, dims, mags, out): for each of those vectors, writes at out[i] (f32)
-;; the cosine distance to the int8 query at `q` whose norm is qNorm, computed as sqlite-vec 0.1.9's
-;; distance_cosine_int8 does: integer sums (exact), 1 - dot / (sqrt(|v|^2) * qNorm) in double,
-;; rounded to float; |v|^2 is read at mags[i].
+;; distances(q, qNorm, base, n, dims, out): for each of the n int8 vectors of `dims` (a multiple of
+;; 16) stored one after the other from `base`, writes at out[i] (f32) the cosine distance to the
+;; int8 query at `q` whose norm is qNorm, computed as sqlite-vec 0.1.9's distance_cosine_int8 does:
+;; integer sums (exact), 1 - dot / (sqrt(|v|^2) * qNorm) in double, rounded to float.
 (module
   (memory (export "memory") 1)
-  ;; The four i32 lanes' sum.
-  (func $sum (param $v v128) (result i32)
-    (i32.add
-      (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
-      (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
-  (func (export "magnitudes") (param $base i32) (param $n i32) (param $dims i32) (param $out i32)
-    (local $i i32) (local $mag v128) (local $v v128)
-    (block $done
-      (loop $vectors
-        (br_if $done (i32.eqz (local.get $n)))
-        (local.set $mag (v128.const i32x4 0 0 0 0))
-        (local.set $i (i32.const 0))
-        (loop $lanes
-          ;; As distances below, with the vector for the query.
-          (local.set $v (v128.load (i32.add (local.get $base) (local.get $i))))
-          (local.set $mag (i32x4.add (local.get $mag)
-            (i32x4.add (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_low_i8x16_s (local.get $v) (local.get $v)))
-                       (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_high_i8x16_s (local.get $v) (local.get $v))))))
-          (local.set $i (i32.add (local.get $i) (i32.const 16)))
-          (br_if $lanes (i32.lt_u (local.get $i) (local.get $dims))))
-        (i32.store (local.get $out) (call $sum (local.get $mag)))
-        (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (local.set $base (i32.add (local.get $base) (local.get $dims)))
-        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
-        (br $vectors))))
-  (func (export "distances") (param $q i32) (param $qNorm f64) (param $base i32) (param $n i32) (param $dims i32) (param $mags i32) (param $out i32)
-    (local $i i32) (local $dot v128) (local $v v128) (local $qv v128)
+  (func (export "distances") (param $q i32) (param $qNorm f64) (param $base i32) (param $n i32) (param $dims i32) (param $out i32)
+    (local $i i32) (local $dot v128) (local $mag v128) (local $lo v128) (local $hi v128) (local $qv v128)
     (block $done
       (loop $vectors
         (br_if $done (i32.eqz (local.get $n)))
         (local.set $dot (v128.const i32x4 0 0 0 0))
+        (local.set $mag (v128.const i32x4 0 0 0 0))
         (local.set $i (i32.const 0))
         (loop $lanes
-          ;; 16 dimensions: products of the int8 pairs as i16 (|product| <= 16,384), pairs of them
-          ;; added into i32 lanes.
-          (local.set $v (v128.load (i32.add (local.get $base) (local.get $i))))
+          ;; 16 dimensions: widen to two i16x8 halves, multiply pairs and add them into i32x4 sums.
+          (local.set $lo (v128.load (i32.add (local.get $base) (local.get $i))))
+          (local.set $hi (i16x8.extend_high_i8x16_s (local.get $lo)))
+          (local.set $lo (i16x8.extend_low_i8x16_s (local.get $lo)))
           (local.set $qv (v128.load (i32.add (local.get $q) (local.get $i))))
           (local.set $dot (i32x4.add (local.get $dot)
-            (i32x4.add (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_low_i8x16_s (local.get $v) (local.get $qv)))
-                       (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_high_i8x16_s (local.get $v) (local.get $qv))))))
+            (i32x4.add (i32x4.dot_i16x8_s (local.get $lo) (i16x8.extend_low_i8x16_s (local.get $qv)))
+                       (i32x4.dot_i16x8_s (local.get $hi) (i16x8.extend_high_i8x16_s (local.get $qv))))))
+          (local.set $mag (i32x4.add (local.get $mag)
+            (i32x4.add (i32x4.dot_i16x8_s (local.get $lo) (local.get $lo))
+                       (i32x4.dot_i16x8_s (local.get $hi) (local.get $hi)))))
           (local.set $i (i32.add (local.get $i) (i32.const 16)))
           (br_if $lanes (i32.lt_u (local.get $i) (local.get $dims))))
         (f32.store (local.get $out)
           (f32.demote_f64
             (f64.sub (f64.const 1)
               (f64.div
-                (f64.convert_i32_s (call $sum (local.get $dot)))
-                (f64.mul (f64.sqrt (f64.convert_i32_s (i32.load (local.get $mags)))) (local.get $qNorm))))))
+                (f64.convert_i32_s (i32.add
+                  (i32.add (i32x4.extract_lane 0 (local.get $dot)) (i32x4.extract_lane 1 (local.get $dot)))
+                  (i32.add (i32x4.extract_lane 2 (local.get $dot)) (i32x4.extract_lane 3 (local.get $dot)))))
+                (f64.mul
+                  (f64.sqrt (f64.convert_i32_s (i32.add
+                    (i32.add (i32x4.extract_lane 0 (local.get $mag)) (i32x4.extract_lane 1 (local.get $mag)))
+                    (i32.add (i32x4.extract_lane 2 (local.get $mag)) (i32x4.extract_lane 3 (local.get $mag))))))
+                  (local.get $qNorm))))))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (local.set $mags (i32.add (local.get $mags) (i32.const 4)))
         (local.set $base (i32.add (local.get $base) (local.get $dims)))
         (local.set $n (i32.sub (local.get $n) (i32.const 1)))
         (br $vectors)))))

@@ -260,7 +260,7 @@ export function maintainLexicon(db: Database, scopes: Iterable<string>, sizes: L
       made += indexTail(db, scope, 0, sizes);
     }
   }
-  if (made > 0) collectGarbage();
+  if (made > 0) collectGarbage(made);
   return made;
 }
 
@@ -278,17 +278,21 @@ export function catchUpLexicon(store: Store, scope: string, sizes: LexiconSizes 
   }
 }
 
-// Tokenising a block's turns leaves ~10 MB of short-lived strings and arrays, which JSC collected
-// too late: an ingest of 100K turns peaked 150-250 MB higher (test/episodic/ingest-memory.test.ts).
-// A full collection after every block cost 13% of an ingest's CPU; after every fourth block's turns
-// tokenised, the same ingest peaked 172-188 MB above its start (none: 227-258, every 16th: 193-205).
-// Turns a worker tokenised (term-numbers.ts) leave next to nothing here: the collection, ~0.4 s at
-// 200K episodes in the scale bench (its whole heap is marked), waits for turns tokenised here.
+// Making blocks leaves garbage JSC collects too late: short-lived strings and arrays of the turns
+// tokenised here (an ingest of 100K turns peaked 150-250 MB higher, test/episodic/ingest-memory.test.ts),
+// and, when the ingest worker numbered the terms (term-numbers.ts), its replies' buffers and the
+// merges' postings (the scale bench's ingest to 1M peaked 126 MB higher, 557 -> 683 MB, and its
+// queries began from there). A full collection after every block cost 13% of an ingest's CPU;
+// after every fourth block made or 16K turns tokenised here, whichever comes first, ~4%.
+const BLOCKS_BETWEEN_COLLECTIONS = 4;
 const TOKENISED_BETWEEN_COLLECTIONS = 4 * LEXICON_SIZES.block;
+let blocksSinceCollection = 0;
 let tokenisedAtCollection = 0;
 
-function collectGarbage(): void {
-  if (textsTokenisedHere() - tokenisedAtCollection < TOKENISED_BETWEEN_COLLECTIONS) return;
+function collectGarbage(made: number): void {
+  blocksSinceCollection += made;
+  if (blocksSinceCollection < BLOCKS_BETWEEN_COLLECTIONS && textsTokenisedHere() - tokenisedAtCollection < TOKENISED_BETWEEN_COLLECTIONS) return;
   Bun.gc(true);
+  blocksSinceCollection = 0;
   tokenisedAtCollection = textsTokenisedHere();
 }
