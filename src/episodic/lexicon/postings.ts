@@ -116,6 +116,9 @@ export function decodePostings(bytes: Uint8Array, base: number): Posting[] {
 /** What one term adds per posting: weight * f / (f + norm + lengthFactor * length), f its weighted count. */
 export type TermWeights = { weight: number; norm: number; lengthFactor: number; contextWeight: number };
 
+/** A term's BM25 part for one episode (f its weighted count); accumulatePostings inlines it in its loop. */
+export const bm25Part = (frequency: number, length: number, weights: TermWeights): number => (weights.weight * frequency) / (frequency + weights.norm + weights.lengthFactor * length);
+
 /**
  * Scores per episode id (a slot per id from `first`), the slots scored so far, and every part
  * added, in order (`slots`, `parts`, `recorded` of them): the final scores are summed again from
@@ -140,6 +143,7 @@ export function accumulatePostings(bytes: Uint8Array, base: number, weights: Ter
     const slot = id - first;
     const before = scores[slot]!;
     if (before === 0) touched[count++] = slot;
+    // bm25Part, inlined: this loop runs per posting of every term scored in full.
     const part = (weight * frequency) / (frequency + norm + lengthFactor * length);
     scores[slot] = before + part;
     slots[recorded] = slot;
@@ -155,7 +159,7 @@ export function accumulatePostings(bytes: Uint8Array, base: number, weights: Ter
  * postings' counts are skipped undecoded.
  */
 export function scoreCandidates(bytes: Uint8Array, base: number, weights: TermWeights, first: number, rowOf: Int32Array, table: Float64Array, stride: number, column: number): void {
-  const { weight, norm, lengthFactor, contextWeight } = weights;
+  const { contextWeight } = weights;
   cursor = 0;
   let id = base;
   const end = bytes.length;
@@ -169,6 +173,6 @@ export function scoreCandidates(bytes: Uint8Array, base: number, weights: TermWe
     }
     const frequency = nextVarint(bytes) + contextWeight * nextVarint(bytes);
     const length = nextVarint(bytes);
-    if (frequency !== 0) table[row * stride + column] = (weight * frequency) / (frequency + norm + lengthFactor * length);
+    if (frequency !== 0) table[row * stride + column] = bm25Part(frequency, length, weights);
   }
 }

@@ -6,7 +6,7 @@
  * tail.ts, scored with the lexicon's own terms. FTS5's bm25() formula and constants.
  */
 import type { Database } from "bun:sqlite";
-import { accumulatePostings, scoreCandidates, type Accumulator, type TermWeights } from "./postings.ts";
+import { accumulatePostings, bm25Part, scoreCandidates, type Accumulator, type TermWeights } from "./postings.ts";
 import { LEXICON_SIZES } from "./build.ts";
 import { boundOrder, boundsLeft, cannotReach, kthScore, rankCandidates, selectCandidates, termBound } from "./prune.ts";
 import { countTail, readTail } from "./tail.ts";
@@ -19,9 +19,6 @@ const B = 0.75;
 function termWeights(idf: number, averageLength: number, contextWeight: number): TermWeights {
   return { weight: idf * (K1 + 1), norm: K1 * (1 - B), lengthFactor: (K1 * B) / averageLength, contextWeight };
 }
-
-/** A term's BM25 part for one episode: the same expression as accumulatePostings's. */
-const bm25Part = (frequency: number, length: number, weights: TermWeights): number => (weights.weight * frequency) / (frequency + weights.norm + weights.lengthFactor * length);
 
 /** One posting added outside a block (an episode past the last block), recorded as accumulatePostings records. */
 function addPosting(into: Accumulator, id: number, frequency: number, length: number, weights: TermWeights): void {
