@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createWordSpace, knownPart, nearestWords, spaceWords } from "../../src/router/word-space.ts";
+import { createWordSpace, encodeRows, knownPart, nearestWords, prefilterFloor, spaceWords, wordSpaceOf, type NearWord, type WordSpace } from "../../src/router/word-space.ts";
+import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
+import { ensureTestStaticTable } from "../static-table.ts";
 
 // Every row shares a large common direction (as raw static vectors do); what sets words apart is small.
 const common = (tail: number[]) => Float32Array.from([5, ...tail]);
@@ -55,4 +57,77 @@ test("knownPart: the longest known start or end of a word, five letters or more,
   expect(knownPart("destress", known(["stress", "dest"]))).toBe("stress");
   expect(knownPart("kickboxing", known(["kick", "box"]))).toBeUndefined();
   expect(knownPart("stressed", known(["stressed", "stresse"]))).toBeUndefined(); // two letters or more are left over
+});
+
+/** The scan as it was before the int8 prefilter: every word scored exactly (the reference the fast scan must match). */
+function everyWordScored(space: WordSpace, word: string, floor: number, count: number): NearWord[] {
+  const row = space.rowOf.get(word)!;
+  const found: NearWord[] = [];
+  for (let i = 0; i < space.words.length; i++) {
+    if (i === row) continue;
+    let score = 0;
+    for (let k = 0; k < space.dims; k++) score += space.rows[i * space.dims + k]! * space.rows[row * space.dims + k]!;
+    if (score >= floor) found.push({ word: space.words[i]!, similarity: score });
+  }
+  return found.sort((a, b) => b.similarity - a.similarity || a.word.localeCompare(b.word)).slice(0, Math.max(count, 32));
+}
+
+/** A seeded generator (mulberry32): the same random spaces on every run. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("the int8 prefilter finds exactly what scoring every word finds", () => {
+  const FLOORS = [-1, 0, 0.3, 0.55, 0.7, 0.9];
+  const expectSameNeighbours = (space: WordSpace, probes: string[]) => {
+    for (const floor of FLOORS) {
+      for (const word of probes) {
+        space.neighbours.clear();
+        expect({ word, floor, near: nearestWords(space, word, { count: 18, floor }) }).toEqual({ word, floor, near: everyWordScored(space, word, floor, 18).slice(0, 18) });
+      }
+    }
+  };
+
+  test.each([
+    ["96 dimensions (the shipped projection)", 96, 0.02],
+    ["100 dimensions (codes padded to 112)", 100, 0],
+    ["5 dimensions (codes padded to 16)", 5, 0.5],
+  ])("random words clustered around a few directions, %s", (_, width, spread) => {
+    const random = seeded(width);
+    const centres = Array.from({ length: 8 }, () => Array.from({ length: width }, () => random() - 0.5));
+    const vectors = Array.from({ length: 600 }, (_, i) => centres[i % 8]!.map((x) => x + (random() - 0.5) * (spread + (i % 5) * 0.3)));
+    vectors[7] = vectors[7]!.map(() => 0); // a word at the centre of nothing: a zero row after centring is scored too
+    const words = vectors.map((_, i) => `w${i}`);
+    const space = createWordSpace(words, (word, into) => into.set(vectors[words.indexOf(word)]!), width);
+    expectSameNeighbours(space, words.filter((_, i) => i % 15 === 0));
+  });
+
+  test("the test static table's words, on the shipped projection", async () => {
+    const space = wordSpaceOf(loadStaticEmbedder(await ensureTestStaticTable()));
+    const probes = ["people", "house", "money", "friends", "music", "water", "country", "school", "happy", "dog", "car", "food", "game", "doctor", "summer"].filter((word) => space.rowOf.has(word));
+    expect(probes.length).toBeGreaterThan(10);
+    expectSameNeighbours(space, probes);
+  });
+});
+
+test("encodeRows: codes of ±127 at each row's largest component, padded to 16; the angle bounds every row's code", () => {
+  const rows = Float32Array.from([0.6, -0.8, 0, 0, 0, 0]);
+  const { codes, codeDims, codeAngle } = encodeRows(rows, 3);
+  expect(codeDims).toBe(16);
+  expect([...codes.subarray(0, 3)]).toEqual([95, -127, 0]);
+  expect([...codes.subarray(16, 19)]).toEqual([0, 0, 0]);
+  expect(codeAngle).toBeGreaterThan(0);
+  expect(codeAngle).toBeLessThan(0.01);
+});
+
+test("prefilterFloor: lower than the floor by twice the codes' angle, everything for a floor at -1", () => {
+  expect(prefilterFloor(0.55, 0)).toBeCloseTo(0.55, 3);
+  expect(prefilterFloor(0.55, 0.02)).toBeLessThan(Math.cos(Math.acos(0.55) + 0.04));
+  expect(prefilterFloor(-1, 0.01)).toBe(-Infinity);
+  expect(prefilterFloor(0, 1)).toBe(-Infinity);
 });
