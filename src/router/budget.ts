@@ -79,8 +79,6 @@ export function packContext(items: readonly ContextItem[], budget: number, fixed
   const wholes: ContextItem[] = [];
   const ranked = [...items].sort((a, b) => b.value - a.value || a.key.localeCompare(b.key));
   for (const candidate of ranked) {
-    const text = normalise(candidate.dedup ?? candidate.text);
-    if (seen.has(text)) continue;
     const item = chosen.length >= fullItems && candidate.compact !== undefined ? { ...candidate, text: candidate.compact } : candidate;
     const groupKey = item.group === undefined ? undefined : `${item.section}\u0000${groupIdOf(item)}`;
     const cost =
@@ -88,6 +86,9 @@ export function packContext(items: readonly ContextItem[], budget: number, fixed
       (sections.has(item.section) ? 0 : sectionHeader(item.section).length) +
       (groupKey === undefined || groups.has(groupKey) ? 0 : groupHeader(item.group!).length);
     if (used + cost > room) continue;
+    // Normalised only once it fits (most candidates do not): a duplicate is skipped either way.
+    const text = normalise(candidate.dedup ?? candidate.text);
+    if (seen.has(text)) continue;
     used += cost;
     seen.add(text);
     sections.add(item.section);

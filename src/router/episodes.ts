@@ -21,7 +21,7 @@ import { activeLinks } from "../semantic/links.ts";
 import { DEFAULT_TUNING, searchEpisodes, type EmbeddingTiers, type EpisodeSearchHit, type EpisodeSearchResult, type SearchTuning } from "../retrieval/search-episodes.ts";
 import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
-import { excerptFor, queryScorer } from "./excerpt.ts";
+import { excerptsOf, queryScorer } from "./excerpt.ts";
 import { expansionTerms } from "./expansion.ts";
 import { knownPart, nearestWords, wordSpaceOf } from "./word-space.ts";
 import { episodeGroup, episodeGroupId, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
@@ -149,18 +149,21 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
   addNeighbours(store, options, values, rows);
   boostBySession(values, rows);
   const scorer = queryScorer(query);
-  const items: ContextItem[] = [...rows.values()].map((e) => ({
-    key: `episode:${e.episodeId}`,
-    section: "episodes",
-    group: episodeGroup(e),
-    groupId: episodeGroupId(e),
-    text: formatEpisodeLine(e, excerptFor(e.content, scorer, options.excerptChars).text),
-    compact: formatEpisodeLine(e, excerptFor(e.content, scorer, options.compactChars, options.unmatchedChars).text),
-    dedup: e.content,
-    value: values.get(e.episodeId)!,
-    order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,
-    episodeId: e.episodeId,
-  }));
+  const items: ContextItem[] = [...rows.values()].map((e) => {
+    const excerpt = excerptsOf(e.content, scorer);
+    return {
+      key: `episode:${e.episodeId}`,
+      section: "episodes",
+      group: episodeGroup(e),
+      groupId: episodeGroupId(e),
+      text: formatEpisodeLine(e, excerpt(options.excerptChars).text),
+      compact: formatEpisodeLine(e, excerpt(options.compactChars, options.unmatchedChars).text),
+      dedup: e.content,
+      value: values.get(e.episodeId)!,
+      order: (e.occurredAt ?? 0) + e.seq + e.episodeId / 1e9,
+      episodeId: e.episodeId,
+    };
+  });
   return { items: [...items, ...summaryItems(store, options, rows, values)], mentionedNodeIds, searches };
 }
 

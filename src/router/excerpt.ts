@@ -17,9 +17,11 @@ export function queryScorer(query: string): SentenceScorer {
   return (sentence) => patterns.reduce((count, pattern) => count + (pattern.test(sentence) ? 1 : 0), 0);
 }
 
+/** The text on one line: a turn's line breaks as spaces (the pattern is tried only where there is one: most turns have none, and it costs at every character). */
+const flatten = (text: string) => (text.includes("\n") ? text.replace(/\s*\n\s*/g, " ") : text);
+
 export function splitSentences(text: string): string[] {
-  return text
-    .replace(/\s*\n\s*/g, " ")
+  return flatten(text)
     .split(/(?<=[.!?…])\s+(?=\S)/)
     .map((s) => s.trim())
     .filter(Boolean);
@@ -31,11 +33,30 @@ export function splitSentences(text: string): string[] {
  * (default `max`): no sentence of it is known to answer, its opening points to the turn.
  */
 export function excerptFor(text: string, score: SentenceScorer, max: number, unmatchedMax = max): Excerpt {
-  const flat = text.replace(/\s*\n\s*/g, " ").trim();
-  if (flat.length <= Math.min(max, unmatchedMax)) return { text: flat, compacted: false };
-  const sentences = splitSentences(flat);
-  const ranked = sentences.map((sentence, i) => ({ sentence, i, score: score(sentence) })).sort((a, b) => b.score - a.score || a.i - b.i);
-  if (ranked[0]!.score === 0) max = unmatchedMax;
+  return excerptsOf(text, score)(max, unmatchedMax);
+}
+
+/**
+ * excerptFor of one text at several lengths (a turn's line and its compact line): the text is
+ * flattened, split and its sentences scored once, on the first length that needs them.
+ */
+export function excerptsOf(text: string, score: SentenceScorer): (max: number, unmatchedMax?: number) => Excerpt {
+  const flat = flatten(text).trim();
+  let split: { sentences: string[]; ranked: RankedSentence[] } | undefined;
+  return (max, unmatchedMax = max) => {
+    if (flat.length <= Math.min(max, unmatchedMax)) return { text: flat, compacted: false };
+    if (!split) {
+      const sentences = splitSentences(flat);
+      split = { sentences, ranked: sentences.map((sentence, i) => ({ sentence, i, score: score(sentence) })).sort((a, b) => b.score - a.score || a.i - b.i) };
+    }
+    return excerptOfSentences(flat, split.sentences, split.ranked, split.ranked[0]!.score === 0 ? unmatchedMax : max);
+  };
+}
+
+/** A sentence, its place in the text and its score: the text's sentences best first, ties in order. */
+type RankedSentence = { sentence: string; i: number; score: number };
+
+function excerptOfSentences(flat: string, sentences: string[], ranked: RankedSentence[], max: number): Excerpt {
   if (flat.length <= max) return { text: flat, compacted: false };
   const kept: { sentence: string; i: number }[] = [];
   let length = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { excerptFor, queryScorer, splitSentences } from "../../src/router/excerpt.ts";
+import { excerptFor, excerptsOf, queryScorer, splitSentences } from "../../src/router/excerpt.ts";
 
 const long = [
   "Thanks for asking, the week was busy with the move and all the boxes everywhere.",
@@ -48,4 +48,18 @@ describe("excerptFor", () => {
     expect(text.length).toBeLessThanOrEqual(50);
     expect(text.endsWith("…")).toBe(true);
   });
+});
+
+test("excerptsOf: one text at several lengths, each as excerptFor gives it", () => {
+  const texts = [
+    "Short turn.",
+    "I went to the market.\nThen I painted the fence.   \n  It took all day! Did you get promoted? Yes, I'm the assistant manager now. We should celebrate soon.",
+    `${"word ".repeat(100)}end.`,
+    "Thanks, that sounds lovely!",
+  ];
+  const score = queryScorer("When did John get promoted at the market?");
+  for (const text of texts) {
+    const excerpt = excerptsOf(text, score);
+    for (const [max, unmatched] of [[300, 300], [120, 60], [80, 80], [50, 120], [10, 10]] as const) expect(excerpt(max, unmatched)).toEqual(excerptFor(text, score, max, unmatched));
+  }
 });
