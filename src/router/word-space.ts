@@ -83,8 +83,10 @@ export function encodeRows(rows: Float32Array, dims: number): { codes: Int8Array
     let largest = 0;
     let norm = 0;
     for (let k = 0; k < dims; k++) {
-      largest = Math.max(largest, Math.abs(rows[at + k]!));
-      norm += rows[at + k]! * rows[at + k]!;
+      const value = rows[at + k]!;
+      if (value > largest) largest = value;
+      else if (-value > largest) largest = -value;
+      norm += value * value;
     }
     if (largest === 0) continue; // a zero row stays zero codes: the kernel gives it no cosine (NaN), and the exact pass scores it
     const scale = 127 / largest;
@@ -92,7 +94,8 @@ export function encodeRows(rows: Float32Array, dims: number): { codes: Int8Array
     for (let k = 0; k < dims; k++) {
       const code = Math.round(rows[at + k]! * scale);
       codes[i * codeDims + k] = code;
-      error += (code / scale - rows[at + k]!) ** 2;
+      const off = code / scale - rows[at + k]!;
+      error += off * off;
     }
     const sine = Math.sqrt(error / norm);
     codeAngle = Math.max(codeAngle, sine >= 1 ? Math.PI : Math.asin(sine));
