@@ -42,4 +42,14 @@ test("gllam bench context scores the evidence in the assembled context, by categ
   expect(result.answer_in_context.questions).toBe(3); // "Porto, tiles" is two words; the adversarial question is left out
   expect(result.answer_in_context.share).toBeLessThanOrEqual(1);
   expect(result.assembly_p95_ms).toBeGreaterThan(0);
+  expect(result.assemblies).toBe(3);
+  expect(result.first_assembly_ms).toBeGreaterThan(0);
+
+  // --repeat: every question assembled three times over, all timed; the same contexts, scored once.
+  const again = runGllam(["bench", "context", "--dataset", "locomo", "--data", data, "--budget", "200", "--json", out, "--repeat", "3"]);
+  expect(again.code).toBe(0);
+  const repeated = await Bun.file(out).json();
+  expect(repeated.assemblies).toBe(9);
+  expect({ ...repeated, assemblies: 3, assembly_p50_ms: 0, assembly_p95_ms: 0, first_assembly_ms: 0 }).toEqual({ ...result, assembly_p50_ms: 0, assembly_p95_ms: 0, first_assembly_ms: 0 });
+  expect(runGllam(["bench", "context", "--dataset", "locomo", "--data", data, "--repeat", "0"]).stderr).toContain("--repeat must be an integer of at least 1");
 });

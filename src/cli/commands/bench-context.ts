@@ -15,6 +15,7 @@ export const benchContextCommand = defineCommand({
     budget: { type: "string", description: "Context budget in tokens (characters / 4; default 1500)", valueHint: "tokens" },
     limit: { type: "string", description: "Only the first N conversations / questions", valueHint: "n" },
     "one-database": { type: "boolean", description: "Ingest every conversation / haystack into one database (latency at scale; the others' turns become distractors)" },
+    repeat: { type: "string", description: "Ask each database's questions N times over, every assembly timed (steadier percentiles; default 1)", valueHint: "n" },
     ...globalArgs,
   },
   run: async ({ args }) => {
@@ -29,6 +30,7 @@ export const benchContextCommand = defineCommand({
       staticEmbedder: tiers.staticEmbedder ?? loadStaticEmbedder(await ensureStaticTableNoisily()),
       limit: args.limit === undefined ? undefined : intArg(args.limit, 0, "--limit"),
       oneDatabase: args["one-database"] === true,
+      repeat: intArg(args.repeat, 1, "--repeat", 1),
       onProgress: (message) => process.stderr.isTTY && process.stderr.write(`\r${message}\x1b[K`),
     });
     if (process.stderr.isTTY) process.stderr.write("\n");
