@@ -131,39 +131,54 @@ export function filterEpisodeIds(db: Database, ids: number[], filter: EpisodeFil
   return ids.filter((id) => kept.has(id));
 }
 
-/** For each episode, the turns right before and after it in its session (symmetric, both ways). */
-export function episodeNeighbours(db: Database, ids: number[], filter: EpisodeFilter): Map<number, number[]> {
+/** Each episode's neighbours read so far under one filter, and each one's speaker: what several searches of one question share (their candidates overlap). */
+export type EpisodeLookups = { neighbours: Map<number, number[]>; speakers: Map<number, string> };
+
+export const newEpisodeLookups = (): EpisodeLookups => ({ neighbours: new Map(), speakers: new Map() });
+
+/**
+ * For each episode, the turns right before and after it in its session (symmetric, both ways).
+ * With `known` (the same filter's earlier answers), only the episodes not in it are read, and they
+ * are added to it.
+ */
+export function episodeNeighbours(db: Database, ids: number[], filter: EpisodeFilter, known: Map<number, number[]> = new Map()): Map<number, number[]> {
   const adjacency = new Map<number, number[]>();
   if (ids.length === 0) return adjacency;
-  const pairs = db
-    .query<{ id: number; neighbour: number }, Record<string, string | number | null>>(
-      // CROSS JOIN keeps the candidates outside: each then finds its two neighbours by (scope, session, seq).
-      `SELECT c.id, e.id AS neighbour FROM episodes c
-       CROSS JOIN episodes e ON e.scope = c.scope AND e.session_id = c.session_id AND e.seq IN (c.seq - 1, c.seq + 1)
-       WHERE c.id IN (SELECT value FROM json_each($ids)) AND ${filterSql(filter)}`,
-    )
-    .all({ $ids: JSON.stringify(ids), ...filterParams(filter) });
+  const missing = [...new Set(ids.filter((id) => !known.has(id)))];
+  if (missing.length > 0) {
+    const pairs = db
+      .query<{ id: number; neighbour: number }, Record<string, string | number | null>>(
+        // CROSS JOIN keeps the candidates outside: each then finds its two neighbours by (scope, session, seq).
+        `SELECT c.id, e.id AS neighbour FROM episodes c
+         CROSS JOIN episodes e ON e.scope = c.scope AND e.session_id = c.session_id AND e.seq IN (c.seq - 1, c.seq + 1)
+         WHERE c.id IN (SELECT value FROM json_each($ids)) AND ${filterSql(filter)}`,
+      )
+      .all({ $ids: JSON.stringify(missing), ...filterParams(filter) });
+    for (const id of missing) known.set(id, []);
+    for (const { id, neighbour } of pairs) known.get(id)!.push(neighbour);
+  }
   const add = (a: number, b: number) => {
     const list = adjacency.get(a) ?? [];
     if (!list.includes(b)) list.push(b);
     adjacency.set(a, list);
   };
-  for (const { id, neighbour } of pairs) {
-    add(id, neighbour);
-    add(neighbour, id);
+  for (const id of ids) {
+    for (const neighbour of known.get(id)!) {
+      add(id, neighbour);
+      add(neighbour, id);
+    }
   }
   return adjacency;
 }
 
-/** Who spoke each of the episodes. */
-export function episodeSpeakers(db: Database, ids: number[]): Map<number, string> {
-  if (ids.length === 0) return new Map();
-  return new Map(
-    db
-      .query<{ id: number; speaker: string }, [string]>("SELECT id, speaker FROM episodes WHERE id IN (SELECT value FROM json_each(?))")
-      .all(JSON.stringify(ids))
-      .map((row) => [row.id, row.speaker]),
-  );
+/** Who spoke each of the episodes (with `known`, only those not in it are read, and added to it). */
+export function episodeSpeakers(db: Database, ids: number[], known: Map<number, string> = new Map()): Map<number, string> {
+  const missing = ids.filter((id) => !known.has(id));
+  if (missing.length > 0) {
+    const rows = db.query<{ id: number; speaker: string }, [string]>("SELECT id, speaker FROM episodes WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(missing));
+    for (const row of rows) known.set(row.id, row.speaker);
+  }
+  return new Map(ids.flatMap((id) => (known.has(id) ? [[id, known.get(id)!] as const] : [])));
 }
 
 /** The latest occurred_at of the scope's episodes up to `until` (the conversation's "now"), or undefined. */

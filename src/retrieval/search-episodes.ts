@@ -14,7 +14,7 @@ import { embedOne, type Embedder, type EmbeddingTiers } from "../embed/embedder.
 export type { EmbeddingTiers };
 import { readEpisodes } from "../episodic/episodes.ts";
 import { rankByLexicon } from "../episodic/lexicon/rank.ts";
-import { approximateEpisodeCount, bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, matchesMoreThan, termDocuments, type EpisodeFilter } from "../episodic/lookup.ts";
+import { approximateEpisodeCount, bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, matchesMoreThan, termDocuments, type EpisodeFilter, type EpisodeLookups } from "../episodic/lookup.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
@@ -66,6 +66,8 @@ export type SearchEpisodesOptions = {
   /** A query vector already computed by the caller (recall embeds once for nodes and episodes). */
   queryVector?: Float32Array;
   tuning?: Partial<SearchTuning>;
+  /** Neighbours and speakers read by earlier searches with the same filter (a question's rounds), read again only where missing and added to. */
+  lookups?: EpisodeLookups;
 };
 
 export type EpisodeSearchHit = {
@@ -213,8 +215,9 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
     ],
     tuning.rrfK,
   );
-  const neighbours = tuning.neighbourWeight > 0 ? episodeNeighbours(db, [...fused.keys()], filter) : new Map<number, number[]>();
-  const boosted = boostBySpeaker(boostByNeighbours(fused, neighbours, tuning.neighbourWeight), speakersOf(db, [...fused.keys(), ...neighbours.keys()]), split.speakers, tuning.speakerBoost);
+  const neighbours = tuning.neighbourWeight > 0 ? episodeNeighbours(db, [...fused.keys()], filter, options.lookups?.neighbours) : new Map<number, number[]>();
+  const speakers = speakersOf(db, [...fused.keys(), ...neighbours.keys()], options.lookups?.speakers);
+  const boosted = boostBySpeaker(boostByNeighbours(fused, neighbours, tuning.neighbourWeight), speakers, split.speakers, tuning.speakerBoost);
   const top = sortByScore(boosted).slice(0, k);
   const bm25Ranks = rankPositions(bm25Ids);
   const denseRanks = rankPositions(denseIds);

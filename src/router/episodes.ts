@@ -8,7 +8,7 @@
  */
 import type { Store } from "../engine/store.ts";
 import { readEpisodes } from "../episodic/episodes.ts";
-import { episodeNeighbours, episodeSpeakers, matchesMoreThan } from "../episodic/lookup.ts";
+import { episodeNeighbours, episodeSpeakers, matchesMoreThan, newEpisodeLookups, type EpisodeLookups } from "../episodic/lookup.ts";
 import { tokenizeWords } from "../episodic/linker.ts";
 import { porterStem } from "../episodic/lexicon/porter.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
@@ -107,6 +107,8 @@ const normalised = (hits: EpisodeSearchHit[]) => {
 
 export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query: string, options: EpisodeGatherOptions): Promise<GatheredEpisodes> {
   const W = EPISODE_WEIGHTS;
+  // The rounds without a date window search under one filter (scope, as of): each episode's neighbours and speaker are read once.
+  const lookups = newEpisodeLookups();
   const base = { scope: options.scope, asOf: options.asOf, tuning: W.search };
   const values = new Map<number, number>();
   const rows = new Map<number, EpisodeLine>();
@@ -115,7 +117,7 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     values.set(hit.episodeId, Math.max(values.get(hit.episodeId) ?? 0, value));
   };
   let searches = 1;
-  const firstSearch = await searchEpisodes(store, tiers, query, { ...base, k: W.first });
+  const firstSearch = await searchEpisodes(store, tiers, query, { ...base, k: W.first, lookups });
   const first = firstSearch.hits;
   const inWindow = (at: number | null) => at !== null && options.windows.some((w) => at >= w.start && at < w.end);
   for (const { hit, value } of normalised(first)) offer(hit, inWindow(hit.occurredAt) ? value * W.windowBoost : value);
@@ -126,12 +128,12 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
     const hits = (await searchEpisodes(store, tiers, query, { ...lexical, k: W.window, window })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.windowBoost * 0.8);
   }
-  for (const { hit, value } of vectorRanking(store, firstSearch, firstSearch.staticIds)) offer(hit, value * W.semanticWeight);
-  if (W.modelSemanticWeight > 0) for (const { hit, value } of vectorRanking(store, firstSearch, firstSearch.denseIds)) offer(hit, value * W.modelSemanticWeight);
+  for (const { hit, value } of vectorRanking(store, firstSearch, firstSearch.staticIds, lookups)) offer(hit, value * W.semanticWeight);
+  if (W.modelSemanticWeight > 0) for (const { hit, value } of vectorRanking(store, firstSearch, firstSearch.denseIds, lookups)) offer(hit, value * W.modelSemanticWeight);
   const near = tiers.static ? nearTerms(store, tiers.static, firstSearch) : [];
   if (near.length > 0) {
     searches++;
-    const hits = (await searchEpisodes(store, tiers, `${query} ${near.join(" ")}`, { ...lexical, k: W.near })).hits;
+    const hits = (await searchEpisodes(store, tiers, `${query} ${near.join(" ")}`, { ...lexical, k: W.near, lookups })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.nearWeight);
   }
   const seeds = first.slice(0, W.seeds).map((hit) => hit.episodeId);
@@ -142,11 +144,11 @@ export async function gatherEpisodes(store: Store, tiers: EmbeddingTiers, query:
   const extra = names.length > 0 || options.multiHop ? expansionTerms(query, first.slice(0, W.seeds).map((hit) => hit.content), names) : [];
   if (extra.length > 0) {
     searches++;
-    const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...lexical, k: W.second })).hits;
+    const hits = (await searchEpisodes(store, tiers, `${query} ${extra.join(" ")}`, { ...lexical, k: W.second, lookups })).hits;
     for (const { hit, value } of normalised(hits)) offer(hit, value * W.secondWeight);
   }
 
-  addNeighbours(store, options, values, rows);
+  addNeighbours(store, options, values, rows, lookups);
   boostBySession(values, rows);
   const scorer = queryScorer(query);
   const items: ContextItem[] = [...rows.values()].map((e) => {
@@ -206,11 +208,11 @@ function nearTerms(store: Store, embedder: StaticEmbedder, search: EpisodeSearch
  * The first search's vector candidates (static or model) as a ranking of their own (turns that say it in other
  * words, whatever their BM25): reciprocal rank, the named speakers' turns preferred, the best at 1.
  */
-function vectorRanking(store: Store, search: EpisodeSearchResult, candidates: number[]): { hit: EpisodeLine; value: number }[] {
+function vectorRanking(store: Store, search: EpisodeSearchResult, candidates: number[], lookups: EpisodeLookups): { hit: EpisodeLine; value: number }[] {
   const ids = candidates.slice(0, EPISODE_WEIGHTS.semantic);
   if (ids.length === 0) return [];
   const speakers = new Set(search.speakers);
-  const speakerOf = episodeSpeakers(store.dbRO(), ids);
+  const speakerOf = episodeSpeakers(store.dbRO(), ids, lookups.speakers);
   const scores = new Map(ids.map((id, i) => [id, (1 / (DEFAULT_TUNING.rrfK + i + 1)) * (speakers.has(speakerOf.get(id) ?? "") ? 1 + EPISODE_WEIGHTS.semanticSpeakerBoost : 1)]));
   const top = Math.max(...scores.values());
   return readEpisodes(store, ids).map((row) => ({ hit: lineOf(row), value: scores.get(row.id)! / top }));
@@ -239,11 +241,12 @@ function graphNames(store: Store, nodeIds: string[], options: EpisodeGatherOptio
 }
 
 /** The turns right before and after the strongest hits, and those two away from the very strongest, worth a share of their anchor. */
-function addNeighbours(store: Store, options: EpisodeGatherOptions, values: Map<number, number>, rows: Map<number, EpisodeLine>): void {
+function addNeighbours(store: Store, options: EpisodeGatherOptions, values: Map<number, number>, rows: Map<number, EpisodeLine>, lookups: EpisodeLookups): void {
   const W = EPISODE_WEIGHTS;
   const anchors = [...values.entries()].sort((a, b) => b[1] - a[1]).slice(0, W.neighbourHits);
+  // The searches' filter without a window (scope, as of), so their neighbours serve here too.
   const filter = { scope: options.scope, end: options.asOf === undefined ? undefined : options.asOf + 1 };
-  const adjacency = episodeNeighbours(store.dbRO(), anchors.map(([id]) => id), filter);
+  const adjacency = episodeNeighbours(store.dbRO(), anchors.map(([id]) => id), filter, lookups.neighbours);
   const offered = new Map<number, number>();
   const offer = (id: number, share: number) => {
     if (share > (values.get(id) ?? 0) && share > (offered.get(id) ?? 0)) offered.set(id, share);
@@ -251,7 +254,7 @@ function addNeighbours(store: Store, options: EpisodeGatherOptions, values: Map<
   for (const [id, value] of anchors) for (const n of adjacency.get(id) ?? []) offer(n, value * W.neighbourShare);
   // The next ring out: the neighbours of the strongest anchors' neighbours (adjacency is symmetric, so the anchor and its ring are skipped).
   const strongest = anchors.slice(0, W.farNeighbourHits);
-  const ring = episodeNeighbours(store.dbRO(), strongest.flatMap(([id]) => adjacency.get(id) ?? []), filter);
+  const ring = episodeNeighbours(store.dbRO(), strongest.flatMap(([id]) => adjacency.get(id) ?? []), filter, lookups.neighbours);
   for (const [id, value] of strongest) {
     const near = new Set(adjacency.get(id) ?? []);
     for (const n of near) for (const far of ring.get(n) ?? []) if (far !== id && !near.has(far)) offer(far, value * W.farNeighbourShare);

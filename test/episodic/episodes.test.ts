@@ -117,3 +117,28 @@ describe("speakers of a scope", () => {
     gllam.close();
   });
 });
+
+describe("neighbours and speakers shared by a question's searches", () => {
+  test("read once per episode: answers with what is known equal those read afresh", async () => {
+    const { episodeNeighbours, episodeSpeakers, newEpisodeLookups } = await import("../../src/episodic/lookup.ts");
+    const gllam = await openTempGllam(makeTempDir());
+    const rows = gllam.addEpisodes(Array.from({ length: 12 }, (_, i) => ({ sessionId: `s${i % 2}`, seq: Math.floor(i / 2), speaker: i % 4 < 2 ? "Ann" : "Bob", content: `turn ${i}` })));
+    const ids = rows.ids;
+    const db = gllam.dbRO();
+    const filter = { scope: "default" };
+    const lookups = newEpisodeLookups();
+    for (const asked of [[ids[0]!, ids[2]!], [ids[2]!, ids[4]!, ids[11]!], ids, [ids[4]!, ids[4]!]]) {
+      expect(episodeNeighbours(db, asked, filter, lookups.neighbours)).toEqual(episodeNeighbours(db, asked, filter));
+      expect(episodeSpeakers(db, asked, lookups.speakers)).toEqual(episodeSpeakers(db, asked));
+    }
+    // Every episode asked about is known, those without a neighbour too (s0's first turn has only the next).
+    expect([...lookups.neighbours.keys()].sort((a, b) => a - b)).toEqual(ids);
+    expect(lookups.neighbours.get(ids[0]!)).toEqual([ids[2]!]);
+    expect(lookups.speakers.get(ids[11]!)).toBe("Bob");
+    // What is known is not read again: a changed row shows only when asked afresh.
+    gllam.db().run("UPDATE episodes SET speaker = 'Cy' WHERE id = ?", [ids[11]!]);
+    expect(episodeSpeakers(db, [ids[11]!], lookups.speakers).get(ids[11]!)).toBe("Bob");
+    expect(episodeSpeakers(db, [ids[11]!]).get(ids[11]!)).toBe("Cy");
+    gllam.close();
+  });
+});
