@@ -5,6 +5,11 @@
 ;; 16) stored one after the other from `base`, writes at out[i] (f32) the cosine distance to the
 ;; int8 query at `q` whose norm is qNorm, computed as sqlite-vec 0.1.9's distance_cosine_int8 does:
 ;; integer sums (exact), 1 - dot / (sqrt(|v|^2) * qNorm) in double, rounded to float.
+;;
+;; dots3(q, base, n, dims, out): for each of the n int8 vectors of `dims` (a multiple of 16) from
+;; `base`, its integer dot products with three int8 queries stored one after the other at `q`, as
+;; three i32 at out (12 bytes a vector): one pass over the vectors for three queries (the word
+;; space's scan, src/router/word-space.ts).
 (module
   (memory (export "memory") 1)
   (func (export "distances") (param $q i32) (param $qNorm f64) (param $base i32) (param $n i32) (param $dims i32) (param $out i32)
@@ -42,6 +47,46 @@
                     (i32.add (i32x4.extract_lane 2 (local.get $mag)) (i32x4.extract_lane 3 (local.get $mag))))))
                   (local.get $qNorm))))))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $base (i32.add (local.get $base) (local.get $dims)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $vectors))))
+  (func (export "dots3") (param $q i32) (param $base i32) (param $n i32) (param $dims i32) (param $out i32)
+    (local $i i32) (local $lo v128) (local $hi v128) (local $qv v128) (local $a v128) (local $b v128) (local $c v128)
+    (block $done
+      (loop $vectors
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $a (v128.const i32x4 0 0 0 0))
+        (local.set $b (v128.const i32x4 0 0 0 0))
+        (local.set $c (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (loop $lanes
+          (local.set $lo (v128.load (i32.add (local.get $base) (local.get $i))))
+          (local.set $hi (i16x8.extend_high_i8x16_s (local.get $lo)))
+          (local.set $lo (i16x8.extend_low_i8x16_s (local.get $lo)))
+          (local.set $qv (v128.load (i32.add (local.get $q) (local.get $i))))
+          (local.set $a (i32x4.add (local.get $a)
+            (i32x4.add (i32x4.dot_i16x8_s (local.get $lo) (i16x8.extend_low_i8x16_s (local.get $qv)))
+                       (i32x4.dot_i16x8_s (local.get $hi) (i16x8.extend_high_i8x16_s (local.get $qv))))))
+          (local.set $qv (v128.load (i32.add (i32.add (local.get $q) (local.get $dims)) (local.get $i))))
+          (local.set $b (i32x4.add (local.get $b)
+            (i32x4.add (i32x4.dot_i16x8_s (local.get $lo) (i16x8.extend_low_i8x16_s (local.get $qv)))
+                       (i32x4.dot_i16x8_s (local.get $hi) (i16x8.extend_high_i8x16_s (local.get $qv))))))
+          (local.set $qv (v128.load (i32.add (i32.add (local.get $q) (i32.shl (local.get $dims) (i32.const 1))) (local.get $i))))
+          (local.set $c (i32x4.add (local.get $c)
+            (i32x4.add (i32x4.dot_i16x8_s (local.get $lo) (i16x8.extend_low_i8x16_s (local.get $qv)))
+                       (i32x4.dot_i16x8_s (local.get $hi) (i16x8.extend_high_i8x16_s (local.get $qv))))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br_if $lanes (i32.lt_u (local.get $i) (local.get $dims))))
+        (i32.store (local.get $out)
+          (i32.add (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+                   (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a)))))
+        (i32.store offset=4 (local.get $out)
+          (i32.add (i32.add (i32x4.extract_lane 0 (local.get $b)) (i32x4.extract_lane 1 (local.get $b)))
+                   (i32.add (i32x4.extract_lane 2 (local.get $b)) (i32x4.extract_lane 3 (local.get $b)))))
+        (i32.store offset=8 (local.get $out)
+          (i32.add (i32.add (i32x4.extract_lane 0 (local.get $c)) (i32x4.extract_lane 1 (local.get $c)))
+                   (i32.add (i32x4.extract_lane 2 (local.get $c)) (i32x4.extract_lane 3 (local.get $c)))))
+        (local.set $out (i32.add (local.get $out) (i32.const 12)))
         (local.set $base (i32.add (local.get $base) (local.get $dims)))
         (local.set $n (i32.sub (local.get $n) (i32.const 1)))
         (br $vectors)))))

@@ -1,6 +1,6 @@
 /**
  * KNN over int8 vectors read straight from a vec0 table's chunks, scored with WebAssembly SIMD
- * (int8-distances.wat). sqlite-vec 0.1.9 scores int8 cosine in a scalar loop (~0.3-0.5 µs per
+ * (int8-distances.wat; its dots3, three queries' dot products in one pass, serves the word space). sqlite-vec 0.1.9 scores int8 cosine in a scalar loop (~0.3-0.5 µs per
  * int8[256] vector, plus a partition lookup and a top-k per query); here a chunk of 512 vectors is
  * one contiguous blob, and the kernel scores ~40 vectors per µs with the same arithmetic, so the
  * distances are sqlite-vec's to the bit and the k nearest are the same (ties: the newest episode
@@ -21,7 +21,11 @@ import type { Database } from "bun:sqlite";
 import { INT8_KERNEL } from "./int8-kernel.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
-type Kernel = { memory: WebAssembly.Memory; distances(q: number, qNorm: number, base: number, n: number, dims: number, out: number): void };
+type Kernel = {
+  memory: WebAssembly.Memory;
+  distances(q: number, qNorm: number, base: number, n: number, dims: number, out: number): void;
+  dots3(q: number, base: number, n: number, dims: number, out: number): void;
+};
 
 /** Compiled once per thread, on first use; its first calls run in JavaScriptCore's lower tiers (~5 ms for the first chunk, ~0.03 ms a chunk once warm). */
 let kernel: Kernel | undefined;
@@ -47,15 +51,42 @@ export function int8Distances(query: Int8Array, vectors: Uint8Array, count: numb
   // Layout: the query, then the distances, then the vectors (16-byte aligned).
   const out = dims;
   const base = out + Math.ceil((count * 4) / 16) * 16;
-  const needed = base + count * dims;
-  if (k.memory.buffer.byteLength < needed) k.memory.grow(Math.ceil((needed - k.memory.buffer.byteLength) / 65_536));
-  const bytes = new Uint8Array(k.memory.buffer);
+  const bytes = kernelMemory(k, base + count * dims);
   bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
   bytes.set(vectors.subarray(0, count * dims), base);
   let norm = 0;
   for (let i = 0; i < dims; i++) norm += query[i]! * query[i]!;
   k.distances(0, Math.sqrt(norm), base, count, dims, out);
   return new Float32Array(k.memory.buffer, out, count);
+}
+
+/** The kernel's memory holding `bytes` from offset 0 on (grown as needed). */
+function kernelMemory(k: Kernel, bytes: number): Uint8Array {
+  if (k.memory.buffer.byteLength < bytes) k.memory.grow(Math.ceil((bytes - k.memory.buffer.byteLength) / 65_536));
+  return new Uint8Array(k.memory.buffer);
+}
+
+/**
+ * The integer dot products of `count` int8 vectors (one after the other in `vectors`) with each of
+ * up to three queries of their dimension, in one pass over the vectors: result[3 * i + j] is vector
+ * i's with query j. The returned array is a view of the kernel's memory: read it before the next call.
+ */
+export function int8Dots(queries: Int8Array[], vectors: Uint8Array, count: number): Int32Array {
+  const dims = queries[0]?.length ?? 0;
+  if (queries.length < 1 || queries.length > 3 || queries.some((q) => q.length !== dims)) throw new Error(`int8Dots: 1 to 3 queries of one dimension, got ${queries.length}`);
+  if (!scannable(dims) || vectors.length < count * dims) throw new Error(`int8Dots: ${count} vectors of ${dims} dimensions need a multiple of 16 and ${count * dims} bytes`);
+  const k = loadKernel();
+  // Layout: three queries (a missing one repeats the first), the dot products, then the vectors (16-byte aligned).
+  const out = 3 * dims;
+  const base = out + Math.ceil((count * 12) / 16) * 16;
+  const bytes = kernelMemory(k, base + count * dims);
+  for (let j = 0; j < 3; j++) {
+    const query = queries[j] ?? queries[0]!;
+    bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims), j * dims);
+  }
+  bytes.set(vectors.subarray(0, count * dims), base);
+  k.dots3(0, base, count, dims, out);
+  return new Int32Array(k.memory.buffer, out, count * 3);
 }
 
 /** The k best (distance, id) pairs seen, nearest first and among equals the larger id (newer episode), kept as a heap whose root is the one to drop first. */

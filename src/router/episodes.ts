@@ -23,7 +23,7 @@ import type { ContextItem } from "./budget.ts";
 import type { DateWindow } from "./dates.ts";
 import { excerptsOf, queryScorer } from "./excerpt.ts";
 import { expansionTerms } from "./expansion.ts";
-import { knownPart, nearestWords, wordSpaceOf } from "./word-space.ts";
+import { knownPart, nearestWordsOfEach, wordSpaceOf } from "./word-space.ts";
 import { episodeGroup, episodeGroupId, formatEpisodeLine, formatSummaryLine, type EpisodeLine } from "./format.ts";
 
 /** How the rounds weigh against the first; chosen on LoCoMo dev as general settings, not per question type. */
@@ -187,7 +187,8 @@ function nearTerms(store: Store, embedder: StaticEmbedder, search: EpisodeSearch
   const db = store.dbRO();
   const said = (word: string) => matchesMoreThan(db, ftsMatchExpression([word], false)!, 0);
   // Pooled over the query's words, best first: the nearest few are better company than each word's share.
-  const pool = terms.flatMap((term) => nearestWords(space, term, { count: EPISODE_WEIGHTS.nearWords * 3, floor: EPISODE_WEIGHTS.nearFloor }).map((near) => ({ ...near, term })));
+  const nearest = nearestWordsOfEach(space, terms, { count: EPISODE_WEIGHTS.nearWords * 3, floor: EPISODE_WEIGHTS.nearFloor });
+  const pool = terms.flatMap((term, i) => nearest[i]!.map((near) => ({ ...near, term })));
   pool.sort((a, b) => b.similarity - a.similarity);
   const near = new Set<string>();
   // A word the table does not know has no neighbours; a known word it starts or ends with stands in

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { seededRandom } from "../../src/bench/random.ts";
 import { loadVecExtension, resolveVecExtension } from "../../src/engine/vec-extension.ts";
-import { int8Distances, NearestK, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
+import { int8Distances, int8Dots, NearestK, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
 
 function randomInt8(random: () => number, dims: number): Int8Array {
   return Int8Array.from({ length: dims }, () => Math.floor(random() * 256) - 128);
@@ -42,6 +42,30 @@ describe("int8 distances (WebAssembly)", () => {
   test("refuse a dimension that is not a multiple of 16 or too few bytes", () => {
     expect(() => int8Distances(new Int8Array(10), new Uint8Array(10), 1)).toThrow(/multiple of 16/);
     expect(() => int8Distances(new Int8Array(16), new Uint8Array(16), 2)).toThrow(/32 bytes/);
+  });
+});
+
+describe("int8 dot products of up to three queries in one pass (WebAssembly)", () => {
+  test("equal the plain integer sums, extremes included, for one, two and three queries", () => {
+    const random = seededRandom(11).next;
+    for (const dims of [16, 96, 256]) {
+      const vectors = Array.from({ length: 30 }, () => randomInt8(random, dims));
+      vectors.push(new Int8Array(dims).fill(-128), new Int8Array(dims).fill(127), new Int8Array(dims));
+      const flat = new Uint8Array(vectors.length * dims);
+      vectors.forEach((v, i) => flat.set(new Uint8Array(v.buffer), i * dims));
+      const queries = [randomInt8(random, dims), new Int8Array(dims).fill(-128), randomInt8(random, dims)];
+      for (const asked of [queries.slice(0, 1), queries.slice(0, 2), queries]) {
+        const dots = Array.from(int8Dots(asked, flat, vectors.length));
+        const plain = vectors.flatMap((v) => [0, 1, 2].map((j) => (asked[j] ?? asked[0]!).reduce((sum, q, k) => sum + q * v[k]!, 0)));
+        expect(dots).toEqual(plain);
+      }
+    }
+  });
+
+  test("refuse no query, four, or queries of another dimension", () => {
+    expect(() => int8Dots([], new Uint8Array(16), 1)).toThrow(/1 to 3 queries/);
+    expect(() => int8Dots(Array.from({ length: 4 }, () => new Int8Array(16)), new Uint8Array(16), 1)).toThrow(/1 to 3 queries/);
+    expect(() => int8Dots([new Int8Array(16), new Int8Array(32)], new Uint8Array(32), 1)).toThrow(/1 to 3 queries/);
   });
 });
 

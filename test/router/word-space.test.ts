@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createWordSpace, encodeRows, knownPart, nearestWords, prefilterFloor, spaceWords, wordSpaceOf, type NearWord, type WordSpace } from "../../src/router/word-space.ts";
+import { createWordSpace, encodeRows, knownPart, nearestWordsOfEach, prefilterFloor, spaceWords, wordSpaceOf, type NearWord, type WordSpace } from "../../src/router/word-space.ts";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { ensureTestStaticTable } from "../static-table.ts";
 
@@ -9,6 +9,7 @@ const words = ["cat", "dog", "car", "bus", "tea"];
 const vectors = [common([1, 0.9, 0, 0]), common([0.9, 1, 0, 0]), common([0, 0, 1, 0.9]), common([0, 0, 0.9, 1]), common([0.1, 0.1, 0.1, 0.1])];
 const read = (word: string, into: Float32Array) => into.set(vectors[words.indexOf(word)]!);
 const spaceOf = (dims?: number) => createWordSpace(words, read, 5, dims);
+const nearestWords = (space: WordSpace, word: string, options: { count: number; floor: number }) => nearestWordsOfEach(space, [word], options)[0]!;
 
 describe("word space", () => {
   test("centred on the words' mean, a word's neighbours are those sharing its own direction", () => {
@@ -86,10 +87,15 @@ describe("the int8 prefilter finds exactly what scoring every word finds", () =>
   const FLOORS = [-1, 0, 0.3, 0.55, 0.7, 0.9];
   const expectSameNeighbours = (space: WordSpace, probes: string[]) => {
     for (const floor of FLOORS) {
-      for (const word of probes) {
+      const expected = probes.map((word) => everyWordScored(space, word, floor, 18).slice(0, 18));
+      // One at a time, then all together (scanned three to a pass), then from what was kept.
+      for (const [i, word] of probes.entries()) {
         space.neighbours.clear();
-        expect({ word, floor, near: nearestWords(space, word, { count: 18, floor }) }).toEqual({ word, floor, near: everyWordScored(space, word, floor, 18).slice(0, 18) });
+        expect({ word, floor, near: nearestWords(space, word, { count: 18, floor }) }).toEqual({ word, floor, near: expected[i]! });
       }
+      space.neighbours.clear();
+      expect(nearestWordsOfEach(space, probes, { count: 18, floor })).toEqual(expected);
+      expect(nearestWordsOfEach(space, [...probes].reverse(), { count: 18, floor })).toEqual([...expected].reverse());
     }
   };
 
@@ -115,11 +121,22 @@ describe("the int8 prefilter finds exactly what scoring every word finds", () =>
   });
 });
 
+test("nearestWordsOfEach: a word twice or outside the space, and a lower count from what was kept", () => {
+  const space = spaceOf();
+  const [cat, zebra, again, dog] = nearestWordsOfEach(space, ["cat", "zebra", "cat", "dog"], { count: 2, floor: -1 });
+  expect(zebra).toEqual([]);
+  expect(again).toEqual(cat!);
+  expect(cat!.map((near) => near.word)[0]).toBe("dog");
+  expect(dog!.map((near) => near.word)[0]).toBe("cat");
+  expect(nearestWordsOfEach(space, ["cat"], { count: 1, floor: -1 })[0]).toEqual(cat!.slice(0, 1));
+});
+
 test("encodeRows: codes of ±127 at each row's largest component, padded to 16; the angle bounds every row's code", () => {
   const rows = Float32Array.from([0.6, -0.8, 0, 0, 0, 0]);
-  const { codes, codeDims, codeAngle } = encodeRows(rows, 3);
+  const { codes, codeDims, codeNorms, codeAngle } = encodeRows(rows, 3);
   expect(codeDims).toBe(16);
   expect([...codes.subarray(0, 3)]).toEqual([95, -127, 0]);
+  expect([...codeNorms]).toEqual([Math.hypot(95, 127), 0]);
   expect([...codes.subarray(16, 19)]).toEqual([0, 0, 0]);
   expect(codeAngle).toBeGreaterThan(0);
   expect(codeAngle).toBeLessThan(0.01);
