@@ -37,17 +37,14 @@ beforeAll(async () => {
 afterAll(() => stub.stop());
 
 function arenaVerdicts() {
-  const { bundled_shopping: shop, formal_reasoning_math: math, group_travel_planner: trip } = tinyArenaTasks;
-  const verdicts: [string, string][] = [
-    [shop.questions[0], "FAIL: no product bought"],
-    [shop.questions[1], "PASS: same product"],
-    [math.questions[0], "FAIL: no value"],
-    [math.questions[1], "PASS: same value"],
-    [trip.questions[0], "PASS: same hotel"],
-    [trip.questions[1], "PASS: same restaurant"],
-    [trip.questions[2], "FAIL: no restaurant"],
-  ];
-  return verdicts.map(([question, content]) => ({ match: `QUESTION: ${question}`, reply: { content } }));
+  const verdicts = {
+    bundled_shopping: ["FAIL: no product bought", "PASS: same product"],
+    formal_reasoning_math: ["FAIL: no value", "PASS: same value"],
+    group_travel_planner: ["PASS: same hotel", "PASS: same restaurant", "FAIL: no restaurant"],
+  };
+  return Object.entries(verdicts).flatMap(([config, replies]) =>
+    tinyArenaTasks[config as keyof typeof verdicts].questions.map((question, i) => ({ match: `QUESTION: ${question}`, reply: { content: replies[i] } })),
+  );
 }
 
 const readJsonl = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line));
