@@ -52,7 +52,7 @@ export type ArenaTask = {
   perSubtask: string[];
 };
 
-export type ArenaQuestion = { id: string; scope: string; question: string; gold: string; category: string; position: number; task: string };
+export type ArenaQuestion = { id: string; scope: string; question: string; gold: string; category: string; position: number };
 
 /** One line of the generic JSONL ingest format (`gllam ingest x.jsonl`). */
 export type ArenaTurn = { session_id: string; seq: number; role: string; speaker?: string; content: string; timestamp: string; metadata: Record<string, unknown> };
@@ -142,7 +142,6 @@ export function arenaQuestions(task: ArenaTask): ArenaQuestion[] {
     gold: task.answers[i]!,
     category: task.config,
     position: i + 1,
-    task: task.id,
   }));
 }
 
