@@ -173,10 +173,9 @@ export function arenaSteps(task: ArenaTask): ArenaTurn[][] {
     if (i > 0) {
       const session_id = `subtask-${i}`;
       const metadata = { memoryarena: "experience", subtask: i };
-      turns.push(
-        { session_id, seq: 0, role: "user", content: task.questions[i - 1]!, timestamp: dayOf(i), metadata },
-        { session_id, seq: 1, role: "assistant", content: task.answers[i - 1]!, timestamp: dayOf(i), metadata },
-      );
+      turns.push({ session_id, seq: 0, role: "user", content: task.questions[i - 1]!, timestamp: dayOf(i), metadata });
+      // An empty result says nothing to remember (and is no turn to ingest).
+      if (task.answers[i - 1]) turns.push({ session_id, seq: 1, role: "assistant", content: task.answers[i - 1]!, timestamp: dayOf(i), metadata });
     }
     const own = task.perSubtask[i]?.trim();
     if (own) turns.push(...backgroundTurns(`subtask-${i + 1}-background`, own, i + 1, i + 1));

@@ -26,6 +26,13 @@ describe("each config's shape", () => {
       steps: [[], ["subtask-1 user", "subtask-1 assistant"]],
     },
     {
+      // An empty result is no turn.
+      config: "progressive_search",
+      task: { id: 13, questions: ["Find the river.", "Find its length."], answers: ["", "3,000 km"] },
+      answers: ["", "3,000 km"],
+      steps: [[], ["subtask-1 user"]],
+    },
+    {
       config: "group_travel_planner",
       task: tinyArenaTasks.group_travel_planner,
       answers: ["Rock Inn", "Lucky Noodle House", "Lucky Noodle House"],
@@ -46,7 +53,7 @@ describe("each config's shape", () => {
     },
   ];
   for (const c of cases) {
-    test(c.config, () => {
+    test(`${c.config} ${c.task.id}`, () => {
       const task = parseArenaTask(line(c.task), "f.jsonl:1", c.config);
       expect(task.answers).toEqual(c.answers);
       expect(stepSummary(task)).toEqual(c.steps);
