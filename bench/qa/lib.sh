@@ -2,8 +2,9 @@
 # Shared by the QA pipeline scripts: settings, the gllam command, the question list, progress.
 #
 # Settings (environment):
-#   DATASET   locomo | longmemeval | beam (required)
-#   DATA      the benchmark's JSON file; for BEAM its folder of chats (100K/ holding 1/chat.json, 1/probing_questions/...) (required)
+#   DATASET   locomo | longmemeval | beam | memoryarena (required)
+#   DATA      the benchmark's JSON file; for BEAM its folder of chats (100K/ holding 1/chat.json, 1/probing_questions/...);
+#             for MemoryArena a .jsonl file or a folder of config folders or files (bundled_shopping/data.jsonl, ...) (required)
 #   MODEL     the model tag: STRONG_LLM_MODEL for answers and grading, and the results' file names (required)
 #   OUT       results folder (default bench/results/qa/<dataset>)
 #   LIMIT     only the first N questions (default all)
@@ -12,10 +13,10 @@
 #   STRONG_TEXT_SERVER  the OpenAI-compatible server (with OPENROUTER_API_KEY where it needs a key)
 set -euo pipefail
 
-: "${DATASET:?set DATASET=locomo|longmemeval|beam}"
+: "${DATASET:?set DATASET=locomo|longmemeval|beam|memoryarena}"
 : "${DATA:?set DATA to the benchmark JSON file}"
 : "${MODEL:?set MODEL to the model tag (STRONG_LLM_MODEL)}"
-case "$DATASET" in locomo | longmemeval | beam) ;; *) echo "DATASET must be locomo, longmemeval or beam, got $DATASET" >&2 && exit 2 ;; esac
+case "$DATASET" in locomo | longmemeval | beam | memoryarena) ;; *) echo "DATASET must be locomo, longmemeval, beam or memoryarena, got $DATASET" >&2 && exit 2 ;; esac
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${OUT:-$ROOT/bench/results/qa/$DATASET}
 BUDGET=${BUDGET:-1500}
@@ -23,6 +24,11 @@ LIMIT=${LIMIT:-0}
 export DB="$OUT/memory.db"
 export STRONG_LLM_MODEL="$MODEL"
 mkdir -p "$OUT"
+# MemoryArena is read by its TypeScript loader (validated line by line; a bad line stops here with
+# its file and line): PLAN/questions.jsonl, and PLAN/steps/<scope>/<i>.jsonl, what memory gains
+# before subtask i (the background, then each earlier subtask with its result).
+PLAN="$OUT/memoryarena"
+if [[ "$DATASET" == memoryarena ]]; then bun "$ROOT/bench/qa/memoryarena.ts" "$DATA" "$PLAN"; fi
 
 gllam() {
   if [[ -n "${GLLAM:-}" ]]; then
@@ -37,8 +43,13 @@ gllam() {
 # gold answer, category. LoCoMo category 5 (adversarial) has no answer field: its gold is that the
 # conversation does not say; LongMemEval's *_abs questions are abstentions; BEAM's category is the
 # ability a probing question tests, its gold the answer (or ideal response or summary) and rubric.
+# MemoryArena's category is the config, and each line has the subtask's position in its task.
 list_questions() {
   local filter
+  if [[ "$DATASET" == memoryarena ]]; then
+    first_lines <"$PLAN/questions.jsonl"
+    return
+  fi
   if [[ "$DATASET" == beam ]]; then
     local chat
     for chat in $(find "$DATA" -mindepth 2 -maxdepth 2 -name chat.json | sort -V); do
@@ -46,7 +57,7 @@ list_questions() {
         {id: "\($s):\($ability):\(.key)", scope: $s, question: .value.question, category: $ability,
          gold: ([(.value.answer // .value.ideal_response // .value.ideal_summary // "" | tostring)] + (.value.rubric // [] | map("rubric: " + tostring)) | map(select(. != "")) | join("; "))}' \
         "$(dirname "$chat")/probing_questions/probing_questions.json"
-    done | if [[ "$LIMIT" -gt 0 ]]; then head -n "$LIMIT"; else cat; fi
+    done | first_lines
     return
   fi
   if [[ "$DATASET" == locomo ]]; then
@@ -60,9 +71,27 @@ list_questions() {
   if [[ "$LIMIT" -gt 0 ]]; then jq -c "[$filter] | .[:$LIMIT][]" "$DATA"; else jq -c "$filter" "$DATA"; fi
 }
 
-# The units to ingest, one per scope: LoCoMo samples, LongMemEval question haystacks.
+# The first LIMIT lines of stdin (all without a LIMIT).
+first_lines() {
+  if [[ "$LIMIT" -gt 0 ]]; then head -n "$LIMIT"; else cat; fi
+}
+
+# The units to ingest, one per scope: LoCoMo samples, LongMemEval question haystacks, BEAM chats, MemoryArena tasks.
 list_scopes() {
   list_questions | jq -r '.scope' | awk '!seen[$0]++'
+}
+
+# `gllam extract` of scope $1's sessions not extracted yet; its report goes to OUT/extract_<model>.jsonl.
+extract_scope() {
+  gllam extract --scope "$1" --db "$DB" --embedder static --json >>"$OUT/extract_${MODEL//\//_}.jsonl"
+}
+
+# MemoryArena: adds to task scope $1 what memory gains before subtask $2 (nothing twice), and extracts it.
+remember_step() {
+  local step="$PLAN/steps/$1/$2.jsonl"
+  [[ -s "$step" ]] || return 0
+  gllam ingest "$step" --scope "$1" --db "$DB" --embedder static >/dev/null
+  extract_scope "$1"
 }
 
 # A one-line progress bar on stderr when it is a terminal: progress DONE TOTAL LABEL.

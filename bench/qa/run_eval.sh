@@ -2,7 +2,8 @@
 # Answer every question with `gllam ask` (STRONG model MODEL, context of BUDGET tokens) on its own
 # scope; one JSON line per question in OUT/results_<model>.jsonl: id, category, question, gold
 # answer, answer, citations, context, context tokens, LLM tokens, latency. Resumable: questions
-# already in the file are skipped.
+# already in the file are skipped. MemoryArena: before subtask i is asked, its task's scope gains
+# subtask i-1 with its result (and subtask i's own background), extracted like the rest.
 # shellcheck source=bench/qa/lib.sh disable=SC2016 # jq programs are single-quoted on purpose
 source "$(dirname "$0")/lib.sh"
 
@@ -15,6 +16,7 @@ for line in "${questions[@]}"; do
   done_count=$((done_count + 1))
   if grep -qF "\"id\":\"$id\"" "$results"; then continue; fi
   scope=$(jq -r '.scope' <<<"$line")
+  if [[ "$DATASET" == memoryarena ]]; then remember_step "$scope" "$(jq -r '.position' <<<"$line")"; fi
   question=$(jq -r '.question' <<<"$line")
   started=$(date +%s%3N)
   answer=$(gllam ask "$question" --scope "$scope" --db "$DB" --budget "$BUDGET" --embedder static --json)

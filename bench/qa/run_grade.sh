@@ -2,7 +2,7 @@
 # A strict LLM judge (the STRONG model MODEL at STRONG_TEXT_SERVER) grades each answer of
 # OUT/results_<model>.jsonl against the gold answer: PASS or FAIL with a reason, one JSON line per
 # question in OUT/graded_<model>.jsonl (resumable), the failures in OUT/failures_<model>.md, and the
-# accuracy overall and by category. LoCoMo adversarial and LongMemEval abstention questions pass
+# accuracy overall and by category (MemoryArena: by config, and by the subtask's position in its task). LoCoMo adversarial and LongMemEval abstention questions pass
 # only when the answer says the memory does not hold it.
 # shellcheck source=bench/qa/lib.sh disable=SC2016 # jq programs are single-quoted on purpose
 source "$(dirname "$0")/lib.sh"
@@ -46,4 +46,5 @@ jq -s -r '
   def acc: (map(select(.verdict == "PASS")) | length) as $p | "\($p)/\(length) = \(if length > 0 then ($p * 1000 / length | floor) / 1000 else 0 end)";
   "accuracy \(acc)",
   (group_by(.category)[] | "  \(.[0].category): \(acc)"),
+  (if any(.[]; .position) then "by subtask position", (group_by(.position)[] | "  subtask \(.[0].position): \(acc)") else empty end),
   "tokens: answers \(map(.prompt_tokens + .completion_tokens) | add), judge \(map(.judge_tokens) | add)"' "$graded" | tee "$OUT/accuracy_$tag.txt"

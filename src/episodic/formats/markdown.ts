@@ -132,6 +132,9 @@ export function* chunkLines(lines: Iterable<NumberedLine>, markdown: boolean, op
   yield* endSection();
 }
 
+/** A chunk's episode text: its heading path first, so it reads on its own. */
+export const chunkContent = (chunk: Chunk): string => (chunk.headings.length > 0 ? `${chunk.headings.join(" > ")}\n\n${chunk.text}` : chunk.text);
+
 /** Chunks of a whole text (lines numbered from 1). */
 export function chunkDocument(text: string, markdown: boolean, options: ChunkOptions = {}): Chunk[] {
   return [...chunkLines(text.split("\n").map((line, i) => ({ line: i + 1, text: line })), markdown, options)];
@@ -158,7 +161,7 @@ export function* parseMarkdown(lines: Iterable<TextLine>, options: ParseOptions 
         kind: "chunk",
         sessionId,
         seq: seq++,
-        content: chunk.headings.length > 0 ? `${chunk.headings.join(" > ")}\n\n${chunk.text}` : chunk.text,
+        content: chunkContent(chunk),
         metadata: { file: options.file, headings: chunk.headings, lines: [chunk.startLine, chunk.endLine] },
       },
     };
