@@ -14,7 +14,7 @@ import { parseJsonText } from "../episodic/formats/json-text.ts";
 import { parseLocomo } from "../episodic/formats/locomo.ts";
 import { collectUnits } from "../episodic/formats/source.ts";
 import { startEmbedAhead } from "../episodic/embed-ahead.ts";
-import { parseUnits, useIngestSettings, writeBatches } from "../episodic/ingest.ts";
+import { parseUnits, releaseWriterCache, writeBatches } from "../episodic/ingest.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
 import { processUnembeddedBatch } from "../episodic/vectors.ts";
 import { recall } from "../retrieval/recall.ts";
@@ -187,9 +187,6 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         return { batches, ahead: embedAhead?.embed(gllam.store.db(), batches) };
       };
       let next = stored < size ? parse(turnsFrom(stored)) : undefined;
-      // The ingest's settings for the whole size, as `gllam ingest` holds them for a run (the writer's
-      // cached pages freed at the end, before the queries).
-      const restoreSettings = useIngestSettings(gllam.store, { release: true });
       while (next) {
         const to = Math.min(size, stored + INGEST_CHUNK);
         const following = to < size ? turnsFrom(to) : undefined;
@@ -205,7 +202,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         stored = to;
         if (stored % 50_000 === 0) options.onProgress?.(`ingested ${stored.toLocaleString("en")} turns`);
       }
-      restoreSettings();
+      // The writer's cached pages freed, as at the end of `gllam ingest`: else the queries' phases count them.
+      releaseWriterCache(gllam.store);
       const added = size - (rows.at(-1)?.episodes ?? 0);
       embeddedAhead.chunks += embedAhead?.answered ?? 0;
       embeddedAhead.failed += embedAhead?.failed ?? 0;

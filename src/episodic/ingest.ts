@@ -227,7 +227,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  const restoreSettings = useIngestSettings(store, { release: total > CHUNK });
+  const restoreSettings = useIngestSettings(store);
   // A worker costs its start (~0.1 s, a copy of the static table): worth it past one chunk.
   const embedAhead = options.staticEmbedder && total > CHUNK ? startEmbedAhead(options.staticEmbedder) : undefined;
   try {
@@ -238,6 +238,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
     }
   } finally {
     restoreSettings();
+    if (total > CHUNK) releaseWriterCache(store);
     await embedAhead?.close();
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
@@ -254,11 +255,9 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
 /**
  * Sets the writer's page cache to INGEST_CACHE_KIB (at most) and its auto-checkpoint to
  * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them) for an ingest;
- * returns what restores both. With `release` (the end of a whole ingest of more than a chunk), the
- * restore also frees the writer's cached pages: the ingest's index leaves and vec0 chunks, ~80 MB at
- * 1M episodes, which a server would otherwise hold until its next write evicts them.
+ * returns what restores both.
  */
-export function useIngestSettings(store: Store, { release = false } = {}): () => void {
+function useIngestSettings(store: Store): () => void {
   const db = store.db();
   const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
   const autocheckpoint = db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint;
@@ -267,8 +266,15 @@ export function useIngestSettings(store: Store, { release = false } = {}): () =>
   return () => {
     db.run(`PRAGMA cache_size = ${cacheSize}`);
     db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
-    if (release) db.run("PRAGMA shrink_memory");
   };
+}
+
+/**
+ * Frees the writer's cached pages at the end of a whole ingest: its index leaves and vec0 chunks,
+ * ~70-80 MB at 1M episodes, which a server would otherwise hold until later writes evict them.
+ */
+export function releaseWriterCache(store: Store): void {
+  store.db().run("PRAGMA shrink_memory");
 }
 
 export type WriteUnitsOptions = {
