@@ -14,7 +14,7 @@ import { parseJsonText } from "../episodic/formats/json-text.ts";
 import { parseLocomo } from "../episodic/formats/locomo.ts";
 import { collectUnits } from "../episodic/formats/source.ts";
 import { startEmbedAhead } from "../episodic/embed-ahead.ts";
-import { parseUnits, writeBatches } from "../episodic/ingest.ts";
+import { parseUnits, releaseWriterCache, writeBatches } from "../episodic/ingest.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
 import { processUnembeddedBatch } from "../episodic/vectors.ts";
 import { recall } from "../retrieval/recall.ts";
@@ -202,6 +202,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         stored = to;
         if (stored % 50_000 === 0) options.onProgress?.(`ingested ${stored.toLocaleString("en")} turns`);
       }
+      // The writer's cached pages freed, as at the end of `gllam ingest`: else the queries' phases count them.
+      releaseWriterCache(gllam.store);
       const added = size - (rows.at(-1)?.episodes ?? 0);
       embeddedAhead.chunks += embedAhead?.answered ?? 0;
       embeddedAhead.failed += embedAhead?.failed ?? 0;
@@ -213,6 +215,9 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       const row = await measureSize(gllam, questions, docOf, options);
       let modelRecall: number | null = null;
       if (options.modelEmbedder) {
+        // The queries' garbage (the KNN's chunk copies, ~0.2 GB at 1M) collected before the model's
+        // worker starts, as before every other phase: else the worker's memory is counted on top of it.
+        Bun.gc(true);
         const model = await measureModelTier(gllam, options.modelEmbedder, options, questions, rows.length === 0);
         modelRecall = model.p50;
         modelRss ??= model.rssAdded;

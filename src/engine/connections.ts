@@ -42,11 +42,13 @@ const WRITER_PRAGMAS = [
   // file (FAST leaves freelist pages as they were; README "What forget guarantees").
   "PRAGMA secure_delete = ON",
 ];
-// Readers map the file's first 256 MiB (no copy per page read) and cache up to 256 MiB of the rest:
-// graph walks touch pages all over it. Mapped pages count in the process's RSS once read: mapping
-// up to 1 GiB held 0.9 GB resident after 60 recalls on a 1.36 GB file (1M episodes), 256 MiB held
-// 0.44 GB for a recall ~4% slower, so a reader stays within ~0.6 GB whatever the file's size.
-const READER_PRAGMAS = [OPEN_BUSY_TIMEOUT, "PRAGMA query_only = ON", "PRAGMA cache_size = -262144", "PRAGMA mmap_size = 268435456"];
+// Readers map the file's first 256 MiB (no copy per page read) and cache up to 64 MiB of the rest.
+// Mapped pages count in the process's RSS once read: mapping up to 1 GiB held 0.9 GB resident after
+// 60 recalls on a 1.36 GB file (1M episodes), 256 MiB held 0.44 GB for a recall ~4% slower. The
+// cache holds private copies of pages the kernel caches anyway: 400 questions at 1M filled a 256 MiB
+// one (235 MB resident) for no faster recall or BM25 than with 64 MiB (p50 21.2 / 6.2 ms against
+// 21.6 / 6.5, alternated; README "Memory at a million"), so a reader stays within ~0.35 GB.
+const READER_PRAGMAS = [OPEN_BUSY_TIMEOUT, "PRAGMA query_only = ON", "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456"];
 // An in-memory database has no journal file and no other process: the writer's pragmas that make sense there.
 const MEMORY_PRAGMAS = ["PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY"];
 
