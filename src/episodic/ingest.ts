@@ -11,6 +11,7 @@ import * as v from "valibot";
 import { describeError, GllamError } from "../engine/errors.ts";
 import type { Store } from "../engine/store.ts";
 import type { WALCheckpointManager } from "../engine/wal.ts";
+import { startCheckpointer, type Checkpointer } from "../engine/checkpointer.ts";
 import { ScopeSchema } from "../memory/types.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { startEmbedAhead, type EmbedAhead } from "./embed-ahead.ts";
@@ -80,9 +81,11 @@ export type IngestOptions = IngestFileOptions & {
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
+  /** The WAL's frames past which the checkpointer of an ingest of more than a chunk starts a checkpoint (default INGEST_AUTOCHECKPOINT_PAGES; tests use fewer). */
+  checkpointPages?: number;
 };
-/** What writeFile takes besides: the worker computing static vectors ahead (ingestFiles starts it for an ingest of more than a chunk). */
-type WriteFileOptions = IngestOptions & { embedAhead?: EmbedAhead };
+/** What writeFile takes besides: the workers computing static vectors ahead and checkpointing (ingestFiles starts them for an ingest of more than a chunk). */
+type WriteFileOptions = IngestOptions & { embedAhead?: EmbedAhead; checkpointer?: Checkpointer };
 
 type ValidRecord = { session: ParsedSession } | { episode: ParsedEpisode };
 
@@ -192,6 +195,7 @@ async function writeFile(store: Store, file: CheckedFile, options: WriteFileOpti
       if (job) advanceIngestJob(db, job, state, last);
     });
     onChunk(chunk.batch.episodes.length);
+    await options.checkpointer?.afterCommit();
   };
   const source = openSource(file.path, () => fileBlocks(file.path), options);
   try {
@@ -227,19 +231,22 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  const restoreSettings = useIngestSettings(store);
-  // A worker costs its start (~0.1 s, a copy of the static table): worth it past one chunk.
+  // Workers cost their start (~0.1 s, a copy of the static table): worth it past one chunk.
   const embedAhead = options.staticEmbedder && total > CHUNK ? startEmbedAhead(options.staticEmbedder) : undefined;
+  const checkpointer = total > CHUNK ? startCheckpointer(store, { thresholdPages: options.checkpointPages ?? INGEST_AUTOCHECKPOINT_PAGES }) : undefined;
+  const restoreSettings = useIngestSettings(store, { checkpointer });
   try {
     for (const file of checked) {
-      files.push(await writeFile(store, file, { ...options, embedAhead }, (episodes) => onProgress?.((done += episodes), total, file.path)));
+      files.push(await writeFile(store, file, { ...options, embedAhead, checkpointer }, (episodes) => onProgress?.((done += episodes), total, file.path)));
+      // The writer's checkpoint waits for the worker's (two at once: one of them busy).
+      await checkpointer?.settle();
       options.walCheckpoints?.tick();
       await breathe();
     }
   } finally {
     restoreSettings();
     if (total > CHUNK) releaseWriterCache(store);
-    await embedAhead?.close();
+    await Promise.all([embedAhead?.close(), checkpointer?.close()]);
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return {
@@ -254,15 +261,15 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
 
 /**
  * Sets the writer's page cache to INGEST_CACHE_KIB (at most) and its auto-checkpoint to
- * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them) for an ingest;
- * returns what restores both.
+ * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them), or off while a
+ * checkpointer (checkpointer.ts) does them, for an ingest; returns what restores both.
  */
-function useIngestSettings(store: Store): () => void {
+function useIngestSettings(store: Store, { checkpointer }: { checkpointer?: Checkpointer } = {}): () => void {
   const db = store.db();
   const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
   const autocheckpoint = db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint;
   db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
-  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${Math.max(INGEST_AUTOCHECKPOINT_PAGES, autocheckpoint)}`);
+  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${checkpointer ? 0 : Math.max(INGEST_AUTOCHECKPOINT_PAGES, autocheckpoint)}`);
   return () => {
     db.run(`PRAGMA cache_size = ${cacheSize}`);
     db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
@@ -281,6 +288,8 @@ export type WriteUnitsOptions = {
   staticEmbedder?: StaticEmbedder;
   /** The static vectors (and cells) of every episode of the batches, in order, computed ahead (embed-ahead.ts), so none is computed on the writer's thread. */
   staticAhead?: StaticAhead;
+  /** Checkpoints on the second core: auto-checkpoint is off during the write, and the caller calls its afterCommit after it. */
+  checkpointer?: Checkpointer;
 };
 export type WriteCounts = { episodes: number; inserted: number; duplicates: number; mentions: number };
 
@@ -297,7 +306,7 @@ export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnit
 /** Writes parsed units in one transaction, with an ingest's page cache and checkpoints; returns counts. */
 export function writeBatches(store: Store, batches: ParsedBatch[], options: WriteUnitsOptions = {}): WriteCounts {
   const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
-  const restoreSettings = useIngestSettings(store);
+  const restoreSettings = useIngestSettings(store, options);
   try {
     // One transaction for the call, as an ingest writes a chunk: a commit per unit flushed FTS5's
     // pending terms into a segment each time (16% of the bench's ingest time at 100K).
