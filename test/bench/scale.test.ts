@@ -101,7 +101,7 @@ describe("bench scale", () => {
     expect(require("node:fs").readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");
   });
 
-  test("the compiled binary's ingest runs its static vectors in the worker it embeds (no chunk left to the writer's thread)", async () => {
+  test("the compiled binary's ingest runs its static vectors and its checkpoints in the workers it embeds (nothing left to the writer's thread)", async () => {
     const work = makeTempDir();
     const data = join(work, "locomo.json");
     Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [{ question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 }] }]));
@@ -109,6 +109,9 @@ describe("bench scale", () => {
     const result = run("bench", "scale", "--data", data, "--sizes", "30,60", "--queries", "1", "--model-sample", "0", "--json", join(runDir, "out.json"));
     expect(result.stderr).not.toContain("rror");
     expect(result.code).toBe(0);
-    expect(JSON.parse(require("node:fs").readFileSync(join(runDir, "out.json"), "utf8")).embedded_ahead).toEqual({ chunks: 2, failed: 0 });
+    const json = JSON.parse(require("node:fs").readFileSync(join(runDir, "out.json"), "utf8"));
+    expect(json.embedded_ahead).toEqual({ chunks: 2, failed: 0 });
+    // Too small a WAL for a checkpoint: the checkpointing worker only opened its connection.
+    expect(json.checkpointed_ahead).toEqual({ runs: 0, failed: 0 });
   });
 });
