@@ -77,7 +77,7 @@ export type IngestFileOptions = ReadSourceOptions & {
   skipBad?: boolean;
 };
 export type IngestOptions = IngestFileOptions & {
-  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL under INGEST_AUTOCHECKPOINT_PAGES plus a chunk). */
+  /** Checkpointed after every file (within a file the checkpointer, or SQLite's auto-checkpoint for a single chunk, keeps the WAL under INGEST_AUTOCHECKPOINT_PAGES plus about two chunks). */
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
