@@ -1,7 +1,6 @@
 // The ingest half of `gllam bench scale` on a copy of a file it kept (`--db FILE`): appends the
 // bench corpus's turns FROM..FROM+COUNT to the copy in 5,000-turn transactions as the bench does
-// (writeBatches, the next chunk's static vectors embedded ahead in a worker, the checkpoints in
-// another: CHECKPOINTER=off leaves them to the writer's thread), then checkpoints, and prints the rate (wall and per CPU-second), the bytes read and
+// (writeBatches, the next chunk's static vectors embedded ahead in a worker), then checkpoints, and prints the rate (wall and per CPU-second), the bytes read and
 // written (/proc/self/io) and the load average. So ingest changes are measured at 1M, alternating
 // two checkouts on the same turns, without growing 1M episodes each time. The copy is deleted.
 //   bun bench/scale/append-file.ts FILE [FROM] [COUNT] [DATA]
@@ -10,8 +9,7 @@ import { parseJsonText } from "../../src/episodic/formats/json-text.ts";
 import { parseLocomo } from "../../src/episodic/formats/locomo.ts";
 import { collectUnits } from "../../src/episodic/formats/source.ts";
 import { startEmbedAhead } from "../../src/episodic/embed-ahead.ts";
-import { startCheckpointer } from "../../src/engine/checkpointer.ts";
-import { INGEST_AUTOCHECKPOINT_PAGES, parseUnits, writeBatches } from "../../src/episodic/ingest.ts";
+import { parseUnits, writeBatches } from "../../src/episodic/ingest.ts";
 import { buildScaleCorpus, corpusSlice } from "../../src/bench/scale-corpus.ts";
 import { Gllam } from "../../src/gllam/gllam.ts";
 import { ensureStaticTableNoisily, loadStaticEmbedder } from "../../src/gllam/open.ts";
@@ -43,8 +41,6 @@ const writerCpuSeconds = () => readFileSync(`/proc/self/task/${process.pid}/stat
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const gllam = await Gllam.open(copy, { embedder: staticEmbedder, staticEmbedder });
 const ahead = startEmbedAhead(staticEmbedder);
-// Checkpoints on the second core as in the bench (checkpointer.ts); CHECKPOINTER=off leaves them to the writer's auto-checkpoint.
-const checkpointer = process.env.CHECKPOINTER === "off" ? undefined : startCheckpointer(gllam.store, { thresholdPages: INGEST_AUTOCHECKPOINT_PAGES });
 try {
   // The worker warmed up before the clock starts (its table loaded, its code compiled), as in the
   // bench, where it starts once for all sizes: else a 40K-turn run pays its start in its first wait.
@@ -70,12 +66,10 @@ try {
     waits.push(Math.round(performance.now() - t));
     waited += performance.now() - t;
     if (at + 1 < chunks.length) next = parse(at + 1);
-    writeBatches(gllam.store, batches, { staticEmbedder, staticAhead, checkpointer });
-    await checkpointer?.afterCommit();
+    writeBatches(gllam.store, batches, { staticEmbedder, staticAhead });
     write += performance.now() - t;
   }
   const t = performance.now();
-  await checkpointer?.settle();
   gllam.checkpointWAL("TRUNCATE");
   const checkpoint = performance.now() - t;
   // The first chunk's wait fills the pipeline (nothing was written while the worker embedded it):
@@ -94,7 +88,6 @@ try {
       user_s: used.user / 1e6,
       system_s: used.system / 1e6,
       checkpoint_s: checkpoint / 1000,
-      checkpointer: checkpointer ? { runs: checkpointer.runs, failed: checkpointer.failed } : "off",
       pipeline_fill_s: fill,
       waited_for_worker_s: waited / 1000 - fill,
       waits_ms: waits,
@@ -105,7 +98,7 @@ try {
     }),
   );
 } finally {
-  await Promise.all([ahead?.close(), checkpointer?.close()]);
+  await ahead?.close();
   gllam.close();
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${copy}${suffix}`, { force: true });
 }

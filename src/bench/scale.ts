@@ -14,8 +14,7 @@ import { parseJsonText } from "../episodic/formats/json-text.ts";
 import { parseLocomo } from "../episodic/formats/locomo.ts";
 import { collectUnits } from "../episodic/formats/source.ts";
 import { startEmbedAhead } from "../episodic/embed-ahead.ts";
-import { INGEST_AUTOCHECKPOINT_PAGES, parseUnits, releaseWriterCache, writeBatches } from "../episodic/ingest.ts";
-import { startCheckpointer } from "../engine/checkpointer.ts";
+import { parseUnits, releaseWriterCache, writeBatches } from "../episodic/ingest.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
 import { processUnembeddedBatch } from "../episodic/vectors.ts";
 import { recall } from "../retrieval/recall.ts";
@@ -80,8 +79,6 @@ export type ScaleBenchResult = {
   model_sample: number;
   /** Ingest chunks whose static vectors and cells the worker computed (embed-ahead.ts), and those it failed (then the writer's thread did). */
   embedded_ahead: { chunks: number; failed: number };
-  /** Checkpoints the checkpointing worker ran during the ingests (checkpointer.ts), and the sizes whose worker failed (then the writer's thread checkpointed). */
-  checkpointed_ahead: { runs: number; failed: number };
 };
 
 type Question = { text: string; relevant: Set<string> };
@@ -171,16 +168,13 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const baseRss = rssMb();
   let modelRss: number | null = null;
   const embeddedAhead = { chunks: 0, failed: 0 };
-  const checkpointedAhead = { runs: 0, failed: 0 };
   let embedAhead: ReturnType<typeof startEmbedAhead>;
-  let checkpointer: ReturnType<typeof startCheckpointer>;
   try {
     let stored = 0;
     for (const size of sizes) {
       // A worker per size's ingest, closed before the queries, as `gllam ingest` closes its own: kept
       // alive, its heap and static table counted in every query phase's RSS (~120 MB at 1M).
       embedAhead = startEmbedAhead(options.staticEmbedder);
-      checkpointer = startCheckpointer(gllam.store, { thresholdPages: INGEST_AUTOCHECKPOINT_PAGES });
       let wall = 0;
       let cpu = 0;
       resetPeakRss();
@@ -201,12 +195,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         const { batches, ahead } = next;
         const staticAhead = await ahead;
         next = following && parse(following);
-        writeBatches(gllam.store, batches, { staticEmbedder: options.staticEmbedder, staticAhead, checkpointer });
-        await checkpointer?.afterCommit();
-        if (Math.floor(to / 100_000) > Math.floor(stored / 100_000)) {
-          await checkpointer?.settle();
-          gllam.checkpointWAL("TRUNCATE");
-        }
+        writeBatches(gllam.store, batches, { staticEmbedder: options.staticEmbedder, staticAhead });
+        if (Math.floor(to / 100_000) > Math.floor(stored / 100_000)) gllam.checkpointWAL("TRUNCATE");
         wall += (performance.now() - started) / 1000;
         cpu += cpuSeconds(cpuStart);
         stored = to;
@@ -217,11 +207,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       const added = size - (rows.at(-1)?.episodes ?? 0);
       embeddedAhead.chunks += embedAhead?.answered ?? 0;
       embeddedAhead.failed += embedAhead?.failed ?? 0;
-      checkpointedAhead.runs += checkpointer?.runs ?? 0;
-      checkpointedAhead.failed += checkpointer?.failed ? 1 : 0;
-      await Promise.all([embedAhead?.close(), checkpointer?.close()]);
+      await embedAhead?.close();
       embedAhead = undefined;
-      checkpointer = undefined;
       gllam.checkpointWAL("TRUNCATE");
       const ingestPeak = peakRssMb();
       resetPeakRss();
@@ -249,9 +236,9 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead, checkpointed_ahead: checkpointedAhead };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead };
   } finally {
-    await Promise.all([embedAhead?.close(), checkpointer?.close()]);
+    await embedAhead?.close();
     gllam.close();
     if (folder) rmSync(folder, { recursive: true, force: true });
   }

@@ -49,12 +49,6 @@ export type WALCheckpointOptions = {
   truncateAboveBytes?: number;
 };
 
-/** One checkpoint as the manager's timer runs it (TRUNCATE past the threshold, else PASSIVE); skipped, returning undefined, inside a transaction. */
-export function checkpointBounded(db: Database, dbPath: string, options: WALCheckpointOptions = {}): CheckpointResult | undefined {
-  if (db.inTransaction) return undefined;
-  return checkpointWAL(db, walSizeBytes(dbPath) > (options.truncateAboveBytes ?? WAL_TRUNCATE_ABOVE_BYTES) ? "TRUNCATE" : "PASSIVE");
-}
-
 /**
  * Keeps the WAL bounded during bulk writes: every interval, when no transaction is open on the
  * writer, it checkpoints. The timer is unref'd, so it never keeps a process alive.
@@ -68,11 +62,11 @@ export function startWALCheckpointManager(
   if (!Number.isFinite(intervalMs) || intervalMs < 10) {
     throw new GllamError("E_BAD_INPUT", `checkpoint interval must be at least 10 ms, got ${intervalMs}`);
   }
+  const truncateAbove = options.truncateAboveBytes ?? WAL_TRUNCATE_ABOVE_BYTES;
   const state = { runs: 0, last: undefined as CheckpointResult | undefined };
   const tick = () => {
-    const result = checkpointBounded(db, dbPath, options);
-    if (!result) return undefined;
-    state.last = result;
+    if (db.inTransaction) return undefined;
+    state.last = checkpointWAL(db, walSizeBytes(dbPath) > truncateAbove ? "TRUNCATE" : "PASSIVE");
     state.runs++;
     return state.last;
   };

@@ -11,7 +11,6 @@ import * as v from "valibot";
 import { describeError, GllamError } from "../engine/errors.ts";
 import type { Store } from "../engine/store.ts";
 import type { WALCheckpointManager } from "../engine/wal.ts";
-import { startCheckpointer, type Checkpointer } from "../engine/checkpointer.ts";
 import { ScopeSchema } from "../memory/types.ts";
 import type { StaticEmbedder } from "../embed/static/static-embedder.ts";
 import { startEmbedAhead, type EmbedAhead } from "./embed-ahead.ts";
@@ -77,15 +76,13 @@ export type IngestFileOptions = ReadSourceOptions & {
   skipBad?: boolean;
 };
 export type IngestOptions = IngestFileOptions & {
-  /** Checkpointed after every file (within a file the checkpointer, or SQLite's auto-checkpoint for a single chunk, keeps the WAL under INGEST_AUTOCHECKPOINT_PAGES plus about two chunks). */
+  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL under INGEST_AUTOCHECKPOINT_PAGES plus a chunk). */
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
-  /** The WAL's frames past which the checkpointer of an ingest of more than a chunk starts a checkpoint (default INGEST_AUTOCHECKPOINT_PAGES; tests use fewer). */
-  checkpointPages?: number;
 };
-/** What writeFile takes besides: the workers computing static vectors ahead and checkpointing (ingestFiles starts them for an ingest of more than a chunk). */
-type WriteFileOptions = IngestOptions & { embedAhead?: EmbedAhead; checkpointer?: Checkpointer };
+/** What writeFile takes besides: the worker computing static vectors ahead (ingestFiles starts it for an ingest of more than a chunk). */
+type WriteFileOptions = IngestOptions & { embedAhead?: EmbedAhead };
 
 type ValidRecord = { session: ParsedSession } | { episode: ParsedEpisode };
 
@@ -195,7 +192,6 @@ async function writeFile(store: Store, file: CheckedFile, options: WriteFileOpti
       if (job) advanceIngestJob(db, job, state, last);
     });
     onChunk(chunk.batch.episodes.length);
-    await options.checkpointer?.afterCommit();
   };
   const source = openSource(file.path, () => fileBlocks(file.path), options);
   try {
@@ -231,22 +227,19 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
   const total = checked.reduce((n, file) => n + file.episodes, 0);
   let done = 0;
   const files: FileIngestReport[] = [];
-  // Workers cost their start (~0.1 s, a copy of the static table): worth it past one chunk.
+  const restoreSettings = useIngestSettings(store);
+  // A worker costs its start (~0.1 s, a copy of the static table): worth it past one chunk.
   const embedAhead = options.staticEmbedder && total > CHUNK ? startEmbedAhead(options.staticEmbedder) : undefined;
-  const checkpointer = total > CHUNK ? startCheckpointer(store, { thresholdPages: options.checkpointPages ?? INGEST_AUTOCHECKPOINT_PAGES }) : undefined;
-  const restoreSettings = useIngestSettings(store, { checkpointer });
   try {
     for (const file of checked) {
-      files.push(await writeFile(store, file, { ...options, embedAhead, checkpointer }, (episodes) => onProgress?.((done += episodes), total, file.path)));
-      // The writer's checkpoint waits for the worker's (two at once: one of them busy).
-      await checkpointer?.settle();
+      files.push(await writeFile(store, file, { ...options, embedAhead }, (episodes) => onProgress?.((done += episodes), total, file.path)));
       options.walCheckpoints?.tick();
       await breathe();
     }
   } finally {
     restoreSettings();
     if (total > CHUNK) releaseWriterCache(store);
-    await Promise.all([embedAhead?.close(), checkpointer?.close()]);
+    await embedAhead?.close();
   }
   const sum = (key: "episodes" | "inserted" | "duplicates") => files.reduce((n, file) => n + file[key], 0);
   return {
@@ -261,15 +254,15 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
 
 /**
  * Sets the writer's page cache to INGEST_CACHE_KIB (at most) and its auto-checkpoint to
- * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them), or off while a
- * checkpointer (checkpointer.ts) does them, for an ingest; returns what restores both.
+ * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them) for an ingest;
+ * returns what restores both.
  */
-function useIngestSettings(store: Store, { checkpointer }: { checkpointer?: Checkpointer } = {}): () => void {
+function useIngestSettings(store: Store): () => void {
   const db = store.db();
   const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
   const autocheckpoint = db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint;
   db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
-  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${checkpointer ? 0 : Math.max(INGEST_AUTOCHECKPOINT_PAGES, autocheckpoint)}`);
+  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${Math.max(INGEST_AUTOCHECKPOINT_PAGES, autocheckpoint)}`);
   return () => {
     db.run(`PRAGMA cache_size = ${cacheSize}`);
     db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
@@ -288,8 +281,6 @@ export type WriteUnitsOptions = {
   staticEmbedder?: StaticEmbedder;
   /** The static vectors (and cells) of every episode of the batches, in order, computed ahead (embed-ahead.ts), so none is computed on the writer's thread. */
   staticAhead?: StaticAhead;
-  /** Checkpoints on the second core: auto-checkpoint is off during the write, and the caller calls its afterCommit after it. */
-  checkpointer?: Checkpointer;
 };
 export type WriteCounts = { episodes: number; inserted: number; duplicates: number; mentions: number };
 
@@ -306,7 +297,7 @@ export function writeUnits(store: Store, units: IngestUnit[], options: WriteUnit
 /** Writes parsed units in one transaction, with an ingest's page cache and checkpoints; returns counts. */
 export function writeBatches(store: Store, batches: ParsedBatch[], options: WriteUnitsOptions = {}): WriteCounts {
   const totals = { episodes: 0, inserted: 0, duplicates: 0, mentions: 0 };
-  const restoreSettings = useIngestSettings(store, options);
+  const restoreSettings = useIngestSettings(store);
   try {
     // One transaction for the call, as an ingest writes a chunk: a commit per unit flushed FTS5's
     // pending terms into a segment each time (16% of the bench's ingest time at 100K).

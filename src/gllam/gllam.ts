@@ -134,7 +134,6 @@ import { GllamError } from "../engine/errors.ts";
 import { readStats, type StoreStats } from "../engine/stats.ts";
 import { Store, type BusyWaitOptions, type StoreOptions } from "../engine/store.ts";
 import {
-  checkpointBounded,
   checkpointWAL,
   startWALCheckpointManager,
   type CheckpointMode,
@@ -676,15 +675,17 @@ export class Gllam {
 
   /**
    * Checks every record of every file first, then writes each file in chunked transactions
-   * (`gllam ingest`; see episodic/ingest.ts). The WAL is checkpointed after each file (by this
-   * engine's checkpoint manager, else as its timer would), within a file by the ingest's own
-   * checkpoints (checkpointer.ts), so it stays bounded; none when a replicator checkpoints. No timer:
-   * one checkpointed on the writer's thread every second between chunks, whatever the WAL's size.
+   * (`gllam ingest`; see episodic/ingest.ts). The WAL checkpoint manager runs meanwhile (this
+   * engine's, else one for the ingest), so it stays bounded; none when a replicator checkpoints.
    */
   async ingestFiles(paths: string[], options?: IngestFileOptions, onProgress?: IngestProgress): Promise<IngestReport> {
     await this.#ensureStaticTier();
-    const own = this.#checkpointManager || this.store.externalCheckpoints ? undefined : { tick: () => checkpointBounded(this.store.db(), this.store.path, { truncateAboveBytes: INGEST_WAL_BYTES }) };
-    return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
+    const own = this.#checkpointManager || this.store.externalCheckpoints ? undefined : startWALCheckpointManager(this.store.db(), this.store.path, 1000, { truncateAboveBytes: INGEST_WAL_BYTES });
+    try {
+      return await ingestFiles(this.store, paths, { ...options, walCheckpoints: this.#checkpointManager ?? own, staticEmbedder: this.staticEmbedder }, onProgress);
+    } finally {
+      own?.stop();
+    }
   }
 
   /** The static tier's state in this file: ready, empty (no static vectors yet), or drift (another table's); undefined without a static tier. */

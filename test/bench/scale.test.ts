@@ -69,7 +69,7 @@ describe("bench scale", () => {
       episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, lexical_p50_ms: ms / 2,
       model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_k100_p50_ms: ms / 2, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, ingest_peak_rss_mb: 250, query_peak_rss_mb: 300, peak_rss_mb: 300, rss_anon_mb: 200, rss_file_mb: 100,
     });
-    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, embedded_ahead: { chunks: 2, failed: 0 }, checkpointed_ahead: { runs: 0, failed: 0 } });
+    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, embedded_ahead: { chunks: 2, failed: 0 } });
     expect(svg).toStartWith("<svg");
     expect(svg.match(/<polyline/g)).toHaveLength(6);
     expect(svg).toContain(">10K<");
@@ -87,9 +87,9 @@ describe("bench scale", () => {
     const result = JSON.parse(require("node:fs").readFileSync(join(dir, "out.json"), "utf8"));
     expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
     expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
-    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "checkpointed_ahead", "embedded_ahead", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "sizes", "static_embedder", "turns_per_copy"]);
+    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "sizes", "static_embedder", "turns_per_copy"]);
     // One chunk per size (30 turns, then 60 more), both embedded by the worker.
-    expect(result).toMatchObject({ model_sample: 4, model_rss_mb: expect.any(Number), base_rss_mb: expect.any(Number), embedded_ahead: { chunks: 2, failed: 0 }, checkpointed_ahead: { runs: 0, failed: 0 } });
+    expect(result).toMatchObject({ model_sample: 4, model_rss_mb: expect.any(Number), base_rss_mb: expect.any(Number), embedded_ahead: { chunks: 2, failed: 0 } });
     for (const row of result.sizes) {
       expect(Object.keys(row).sort()).toEqual([
         "db_bytes", "episodes", "ingest_peak_rss_mb", "ingest_turns_per_cpu_s", "ingest_turns_per_s", "knn_exact_p50_ms", "knn_exact_recall_at_10", "knn_k100_p50_ms", "knn_overlap_at_10", "knn_p50_ms",
@@ -101,7 +101,7 @@ describe("bench scale", () => {
     expect(require("node:fs").readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");
   });
 
-  test("the compiled binary's ingest runs its static vectors and its checkpoints in the workers it embeds (nothing left to the writer's thread)", async () => {
+  test("the compiled binary's ingest runs its static vectors in the worker it embeds (no chunk left to the writer's thread)", async () => {
     const work = makeTempDir();
     const data = join(work, "locomo.json");
     Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [{ question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 }] }]));
@@ -109,9 +109,6 @@ describe("bench scale", () => {
     const result = run("bench", "scale", "--data", data, "--sizes", "30,60", "--queries", "1", "--model-sample", "0", "--json", join(runDir, "out.json"));
     expect(result.stderr).not.toContain("rror");
     expect(result.code).toBe(0);
-    const json = JSON.parse(require("node:fs").readFileSync(join(runDir, "out.json"), "utf8"));
-    expect(json.embedded_ahead).toEqual({ chunks: 2, failed: 0 });
-    // Too small a WAL for a checkpoint: the checkpointing worker only opened its connection.
-    expect(json.checkpointed_ahead).toEqual({ runs: 0, failed: 0 });
+    expect(JSON.parse(require("node:fs").readFileSync(join(runDir, "out.json"), "utf8")).embedded_ahead).toEqual({ chunks: 2, failed: 0 });
   });
 });
