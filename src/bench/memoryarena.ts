@@ -18,7 +18,7 @@ import * as v from "valibot";
 import { GllamError } from "../engine/errors.ts";
 import { chunkContent, chunkDocument } from "../episodic/formats/markdown.ts";
 import { MAX_JSONL_LINE_BYTES, statSourceFile } from "../episodic/formats/read-source.ts";
-import { isRecord } from "../episodic/formats/source.ts";
+import { parseJsonLine } from "../episodic/formats/jsonl.ts";
 import { fileBlocks, readTextLines } from "../episodic/formats/text-lines.ts";
 import { checkInput } from "../memory/parse.ts";
 
@@ -61,14 +61,9 @@ const answerText = (answer: unknown) => (typeof answer === "string" ? answer.tri
 
 /** A task line, validated, or a GllamError naming `where` (file:line). */
 export function parseArenaTask(line: string, where: string, config: string): ArenaTask {
-  let data: unknown;
-  try {
-    data = JSON.parse(line);
-  } catch (error) {
-    throw new GllamError("E_BAD_INPUT", `${where}: invalid JSON (${(error as Error).message.replace(/^JSON Parse error:\s*/, "")})`);
-  }
-  if (!isRecord(data)) throw new GllamError("E_BAD_INPUT", `${where}: expected a JSON object (one task a line)`);
-  const checked = checkInput(TaskSchema, data);
+  const parsed = parseJsonLine(line);
+  if ("problem" in parsed) throw new GllamError("E_BAD_INPUT", `${where}: ${parsed.problem} (one task a line)`);
+  const checked = checkInput(TaskSchema, parsed.record);
   if (!checked.ok) throw new GllamError("E_BAD_INPUT", `${where}: not a MemoryArena task: ${checked.problem}`);
   const task = checked.value;
   if (task.answers.length !== task.questions.length) {

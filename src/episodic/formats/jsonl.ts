@@ -14,6 +14,19 @@ const ROLES = new Set(["user", "assistant", "system", "tool"]);
 /** A line this long may nest deep enough to take seconds to parse: its depth is checked first. */
 const DEPTH_CHECK_CHARS = 64 * 1024;
 
+/** One JSONL line as a JSON object, or what is wrong with it (nested too deep, invalid JSON, not an object). */
+export function parseJsonLine(line: string): { record: Record<string, unknown> } | { problem: string } {
+  // A record is one level above its metadata.
+  if (line.length > DEPTH_CHECK_CHARS && nestsDeeperThan(line, MAX_JSON_DEPTH + 1)) return { problem: `JSON nested deeper than ${MAX_JSON_DEPTH + 1} levels` };
+  let record: unknown;
+  try {
+    record = JSON.parse(line);
+  } catch (error) {
+    return { problem: `invalid JSON (${(error as Error).message.replace(/^JSON Parse error:\s*/, "")})` };
+  }
+  return isRecord(record) ? { record } : { problem: "expected a JSON object" };
+}
+
 export function* parseJsonl(lines: Iterable<TextLine>, options: ParseOptions): Generator<SourceRecord> {
   const nextSeq = new Map<string, number>();
   const defaultSession = options.session ?? basename(options.file);
@@ -25,22 +38,12 @@ export function* parseJsonl(lines: Iterable<TextLine>, options: ParseOptions): G
     }
     const line = item.text.trim();
     if (!line) continue;
-    // A record is one level above its metadata.
-    if (line.length > DEPTH_CHECK_CHARS && nestsDeeperThan(line, MAX_JSON_DEPTH + 1)) {
-      yield { where, problem: `JSON nested deeper than ${MAX_JSON_DEPTH + 1} levels` };
+    const parsed = parseJsonLine(line);
+    if ("problem" in parsed) {
+      yield { where, problem: parsed.problem };
       continue;
     }
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (error) {
-      yield { where, problem: `invalid JSON (${(error as Error).message.replace(/^JSON Parse error:\s*/, "")})` };
-      continue;
-    }
-    if (!isRecord(record)) {
-      yield { where, problem: "expected a JSON object" };
-      continue;
-    }
+    const record = parsed.record;
     const content = textField(record, "content", "text");
     if (!content) {
       yield { where, problem: 'missing "content" (or "text")' };
