@@ -4,7 +4,7 @@ import { GllamError } from "./errors.ts";
 import { readMetadata, writeMetadata } from "./metadata.ts";
 
 /** The version schema/schema.sql creates; PRAGMA user_version records it in the file. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** PRAGMA application_id of every GLLAM file ("GLLM"), so foreign SQLite files are refused. */
 export const GLLAM_APPLICATION_ID = 0x474c4c4d;
 
@@ -13,7 +13,7 @@ export const GLLAM_APPLICATION_ID = 0x474c4c4d;
  * skips these; a file at version v runs every migration above v, in order, in one transaction.
  */
 type Migration = { version: number; up: (db: Database) => void };
-const MIGRATIONS: Migration[] = [];
+const MIGRATIONS: Migration[] = [{ version: 2, up: keyEpisodesBySession }];
 
 const [RELATIONAL_DDL, VECTOR_DDL, STATIC_VECTOR_DDL] = splitSchema(schemaSql, ["-- @vectors", "-- @static-vectors"]);
 
@@ -24,6 +24,52 @@ function splitSchema(sql: string, markers: string[]): string[] {
     return found;
   });
   return [0, ...at].map((start, i) => sql.slice(start, at[i] ?? sql.length));
+}
+
+const EPISODES_TABLE_DDL = /CREATE TABLE IF NOT EXISTS episodes \([\s\S]*?\n\) STRICT;/.exec(schemaSql)?.[0];
+
+/**
+ * Version 2: an episode's identity is the unique idx_episodes_session (scope, session_id, seq,
+ * content_hash), no longer the table's UNIQUE (scope, content_hash), whose random leaves were most
+ * of what an ingest wrote at 1M episodes. SQLite keeps a table's UNIQUE as an index only a new table
+ * drops: the rows move, with their ids and the AUTOINCREMENT counter, to a table made by schema.sql's
+ * statement, and schema.sql then makes the indexes and triggers again (~10 s at 1M episodes). Needs
+ * foreign keys off (upgradeSchema): dropping the old table would delete through every child's
+ * foreign key (the vector queue's ON DELETE CASCADE).
+ */
+function keyEpisodesBySession(db: Database): void {
+  if (!EPISODES_TABLE_DDL) throw new GllamError("E_CONFIG", "schema.sql has no episodes table");
+  if (db.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys !== 0) {
+    throw new GllamError("E_INTERNAL", "the episodes table is rebuilt with foreign keys off: open the file through upgradeSchema");
+  }
+  const columns = db.query<{ name: string }, []>("SELECT name FROM pragma_table_info('episodes')").all().map((column) => column.name).join(", ");
+  const counter = db.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'episodes'").get()?.seq;
+  db.run(EPISODES_TABLE_DDL.replace("CREATE TABLE IF NOT EXISTS episodes", "CREATE TABLE episodes_v2"));
+  db.run(`INSERT INTO episodes_v2 (${columns}) SELECT ${columns} FROM episodes ORDER BY id`);
+  db.run("DROP TABLE episodes");
+  db.run("ALTER TABLE episodes_v2 RENAME TO episodes");
+  // Ids are never reused: the counter stays past ids deleted from the top.
+  if (counter !== undefined) {
+    db.query("DELETE FROM sqlite_sequence WHERE name = 'episodes'").run();
+    db.query("INSERT INTO sqlite_sequence (name, seq) VALUES ('episodes', ?)").run(counter);
+  }
+}
+
+/**
+ * initSchema for a file opened for writing, in `transaction` (the Store's: opening waits for another
+ * process's write like any write). A file from before version 2 is upgraded with foreign keys off
+ * (keyEpisodesBySession), restored after; they can only change outside a transaction.
+ */
+export function upgradeSchema(db: Database, transaction: (fn: () => void) => void): void {
+  const version = readSchemaVersion(db);
+  const rebuild = version > 0 && version < 2 && !db.inTransaction;
+  const foreignKeys = db.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys ?? 0;
+  if (rebuild) db.run("PRAGMA foreign_keys = OFF");
+  try {
+    transaction(() => initSchema(db));
+  } finally {
+    if (rebuild) db.run(`PRAGMA foreign_keys = ${foreignKeys}`);
+  }
 }
 
 export function readSchemaVersion(db: Database): number {

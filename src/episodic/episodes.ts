@@ -94,9 +94,9 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
   const ensureSession = db.query("INSERT INTO sessions (scope, id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
   const insert = db.query<{ id: number }, [string, string, string, number, string, string, string, number | null, string | null, string, string, number]>(
     `INSERT INTO episodes (scope, kind, session_id, seq, role, speaker, content, occurred_at, source_id, metadata, content_hash, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, content_hash) DO NOTHING RETURNING id`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, session_id, seq, content_hash) DO NOTHING RETURNING id`,
   );
-  const existing = db.query<{ id: number }, [string, string]>("SELECT id FROM episodes WHERE scope = ? AND content_hash = ?");
+  const existing = db.query<{ id: number }, [string, string, number, string]>("SELECT id FROM episodes WHERE scope = ? AND session_id = ? AND seq = ? AND content_hash = ?");
   const ids: number[] = [];
   const fresh: { id: number; scope: string; speaker: string; content: string }[] = [];
   const freshIndexes: number[] = [];
@@ -119,7 +119,7 @@ export function insertEpisodes(db: Database, batch: ParsedBatch, options: Insert
       fresh.push({ id: row.id, scope: episode.scope, speaker: episode.speaker, content: episode.content });
       freshIndexes.push(i);
     } else {
-      ids.push(existing.get(episode.scope, hash)!.id);
+      ids.push(existing.get(episode.scope, episode.sessionId, episode.seq, hash)!.id);
     }
   }
   const mentions = linkEpisodeMentions(db, fresh);

@@ -129,7 +129,7 @@ import { backupTo, type BackupReport } from "../maintenance/backup.ts";
 import { runDoctor, type DoctorReport } from "../maintenance/doctor.ts";
 import { exportMemory, type ExportReport } from "../maintenance/export.ts";
 import { importMemory, type ImportReport } from "../maintenance/import.ts";
-import { initSchema, readSchemaVersion } from "../engine/schema.ts";
+import { initSchema, readSchemaVersion, upgradeSchema } from "../engine/schema.ts";
 import { GllamError } from "../engine/errors.ts";
 import { readStats, type StoreStats } from "../engine/stats.ts";
 import { Store, type BusyWaitOptions, type StoreOptions } from "../engine/store.ts";
@@ -222,7 +222,7 @@ export class Gllam {
     try {
       store.setBusyWait({ timeoutMs: options.busyTimeoutMs, onWait: options.onBusyWait });
       // Through the Store's transaction, so opening waits for another process's write like any write does.
-      if (!store.readOnly) store.transaction(() => initSchema(store.db()));
+      if (!store.readOnly) upgradeSchema(store.db(), (fn) => store.transaction(fn));
       else if (readSchemaVersion(store.dbRO()) === 0) throw new GllamError("E_NOT_FOUND", `${store.path} holds no GLLAM memory yet`);
     } catch (error) {
       store.close();
