@@ -26,9 +26,10 @@ export const CHUNK = 5000;
 /**
  * The writer's page cache during an ingest, in KiB (SQLite's negative cache_size). The engine's
  * 256 MiB cache serves graph walks; an ingest mostly appends, and with it memory would grow by that
- * much whatever the file's size. Not all of it appends: the unique (scope, content_hash) index takes
- * each turn at a random leaf (89 MB of it at 1M episodes). Measured appending 30K turns to the scale
- * bench's 1M file: 32 MiB read 11 pages per turn back from the file, 64 MiB 3.7, 128 MiB 3.0.
+ * much whatever the file's size. Measured appending 30K turns to the scale bench's 1M file when the
+ * episodes' identity was a unique (scope, content_hash) index, which took each turn at a random leaf
+ * (89 MB of it at 1M): 32 MiB read 11 pages per turn back from the file, 64 MiB 3.7, 128 MiB 3.0.
+ * Keyed by session now (idx_episodes_session), a chunk's turns share its leaves.
  */
 const INGEST_CACHE_KIB = 64 * 1024;
 /**
