@@ -5,6 +5,8 @@ import { readMetadata, writeMetadata } from "./metadata.ts";
 
 /** The version schema/schema.sql creates; PRAGMA user_version records it in the file. */
 export const SCHEMA_VERSION = 2;
+/** The oldest schema version with this one's tables and columns (2 changed an index only): a gllam export from it imports as it is. */
+export const SAME_TABLES_SINCE = 1;
 /** PRAGMA application_id of every GLLAM file ("GLLM"), so foreign SQLite files are refused. */
 export const GLLAM_APPLICATION_ID = 0x474c4c4d;
 

@@ -11,7 +11,7 @@ import { existsSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
 import type { EmbeddingTiers } from "../embed/embedder.ts";
 import { describeError, GllamError } from "../engine/errors.ts";
-import { readSchemaVersion } from "../engine/schema.ts";
+import { readSchemaVersion, SAME_TABLES_SINCE, SCHEMA_VERSION } from "../engine/schema.ts";
 import type { Store } from "../engine/store.ts";
 import { dumpColumns, findCrossScopeRef, hasScopeColumn, recordSchema, rowInserter, type DumpRow, type TableDump } from "../engine/table-dump.ts";
 import { fileBlocks, readTextLines, type TextLine } from "../episodic/formats/text-lines.ts";
@@ -124,7 +124,8 @@ class Importer {
     if (!checked.ok) throw new GllamError("E_BAD_INPUT", `${where}: not the header of a gllam export: ${checked.problem}`);
     const header = checked.value;
     const schema = readSchemaVersion(this.#db);
-    if (header.schema !== schema) throw new GllamError("E_BAD_INPUT", `${where}: exported from a database of schema version ${header.schema}; this one has ${schema}`);
+    const sameTables = header.schema === schema || (schema === SCHEMA_VERSION && header.schema >= SAME_TABLES_SINCE && header.schema < schema);
+    if (!sameTables) throw new GllamError("E_BAD_INPUT", `${where}: exported from a database of schema version ${header.schema}; this one has ${schema}`);
     if (this.#options.withVectors) {
       if (!header.models) throw new GllamError("E_BAD_INPUT", `${where}: the file carries no vectors (export it with --with-vectors, or import it without)`);
       this.#checkModel("model", header.models.model?.version, this.#options.tiers.model?.modelVersion, where);

@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
+import { SCHEMA_VERSION } from "../../src/engine/schema.ts";
 import type { Gllam } from "../../src/gllam/gllam.ts";
 import { expectGllamError, makeTempDir, openTempGllam } from "../helpers.ts";
 import { buildRichMemory } from "./rich-memory.ts";
@@ -44,7 +45,7 @@ beforeAll(async () => {
 describe("export", () => {
   test("a header, then every table of every scope, metadata of contradictions, fallacies and compaction included", () => {
     const lines = full.trimEnd().split("\n").map((line) => JSON.parse(line));
-    expect(lines[0]).toMatchObject({ record: "header", format: "gllam-export", version: 1, schema: 1, scope: null, models: null });
+    expect(lines[0]).toMatchObject({ record: "header", format: "gllam-export", version: 1, schema: SCHEMA_VERSION, scope: null, models: null });
     expect(lines[0].generator).toMatch(/^gllam \d/);
     const records = new Set(lines.map((line) => line.record));
     for (const record of ["node", "source", "link", "link_event", "session", "episode", "mention", "summary", "extraction", "procedure", "procedure_version"]) expect(records).toContain(record);
@@ -128,6 +129,14 @@ describe("export -> import -> export", () => {
   });
 });
 
+test("an export from schema version 1 (the same tables; 2 changed an index) imports as one of this version", async () => {
+  const [header, ...rest] = full.split("\n");
+  const target = await open();
+  await target.importMemory(saved([JSON.stringify({ ...JSON.parse(header!), schema: 1 }), ...rest].join("\n")));
+  expect(exported(target)).toBe(full);
+  target.close();
+});
+
 describe("a bad file writes nothing and names file:line", () => {
   const header = () => full.slice(0, full.indexOf("\n"));
   const line = (n: number) => full.split("\n")[n - 1]!;
@@ -155,6 +164,7 @@ describe("a bad file writes nothing and names file:line", () => {
     ["a CHECK the table makes", () => tamper(firstLink(), (r) => ({ ...r, trust_weight: 5 })), "E_BAD_INPUT", /:\d+: link \d+: CHECK constraint failed/],
     ["the same node twice", () => `${full.trimEnd()}\n${JSON.stringify(node())}\n`, "E_CONFLICT", /:\d+: node [\w-]+ is already in/],
     ["an empty file", () => "", "E_BAD_INPUT", /: empty: not a gllam export/],
+    ["a newer schema version", () => tamper(1, (r) => ({ ...r, schema: SCHEMA_VERSION + 1 })), "E_BAD_INPUT", /:1: exported from a database of schema version \d+; this one has \d+/],
     ["--with-vectors without vectors in the file", () => header(), "E_BAD_INPUT", /:1: the file carries no vectors/],
   ])("%s", async (_name, content, code, message) => {
     const target = await open();
