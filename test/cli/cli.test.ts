@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { version } from "../../package.json";
 import { makeTempDir, runGllam } from "../helpers.ts";
+import { SCHEMA_VERSION } from "../../src/engine/schema.ts";
 
 const dir = makeTempDir();
 const db = join(dir, "cli.db");
@@ -20,7 +21,7 @@ describe("gllam CLI, end to end", () => {
 
     const stats = runGllam(["stats", "--json", "--db", db]);
     expect(JSON.parse(stats.stdout)).toMatchObject({
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
       embeddingDims: 512,
       tables: { semantic_nodes: 10, semantic_links: 12, semantic_embeddings: 10 },
     });
