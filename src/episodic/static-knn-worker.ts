@@ -1,0 +1,51 @@
+/**
+ * The worker of knn-beside.ts: the first message names the file (and the sqlite-vec library to
+ * load), which it opens with a read handle of its own; each later one a static query vector, k and
+ * a scope, answered by knnStaticEpisodes over that handle (the same code the calling thread would
+ * run, so the same neighbours and distances), packed into two transferred arrays.
+ */
+import type { Database } from "bun:sqlite";
+import { openSideReader } from "../engine/connections.ts";
+import { describeError } from "../engine/errors.ts";
+import { KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
+import { knnStaticEpisodes } from "./static-vectors.ts";
+
+declare const self: Worker;
+let db: Database | undefined;
+let state: Int32Array | undefined;
+
+/** Tells the calling thread the handle is closed (or was never opened): close() waits for it. */
+function settleClosed(): void {
+  db?.close();
+  db = undefined;
+  if (!state) return;
+  Atomics.store(state, 0, KNN_STATE.closed);
+  Atomics.notify(state, 0);
+}
+
+self.onmessage = (event: MessageEvent<KnnRequest>) => {
+  const request = event.data;
+  if (request.type === "open") {
+    state = new Int32Array(request.state);
+    // close() may have come first (before anything was opened): then nothing is.
+    if (Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.open) !== KNN_STATE.starting) return;
+    try {
+      db = openSideReader(request.path, request.vecPath);
+      self.postMessage({ type: "ready" } satisfies KnnReply);
+    } catch (error) {
+      settleClosed();
+      self.postMessage({ type: "failed", message: describeError(error) } satisfies KnnReply);
+    }
+    return;
+  }
+  if (request.type === "close") return settleClosed();
+  let reply: KnnReply;
+  try {
+    if (!db) throw new Error("the KNN worker has no open database");
+    const hits = knnStaticEpisodes(db, request.vector, request.k, request.scope);
+    reply = { type: "hits", id: request.id, ids: Float64Array.from(hits, (hit) => hit.episodeId), distances: Float64Array.from(hits, (hit) => hit.distance) };
+  } catch (error) {
+    reply = { type: "error", id: request.id, message: describeError(error) };
+  }
+  self.postMessage(reply, (reply.type === "hits" ? [reply.ids.buffer, reply.distances.buffer] : []) as ArrayBuffer[]);
+};
