@@ -1,30 +1,36 @@
 /**
- * The static KNN of a scope with cells on the second core: a worker with its own read handle on the
- * store's file runs knnStaticEpisodes while the calling thread ranks BM25 (search-episodes.ts posts
- * the query before BM25 and awaits it after). At 1M episodes the two took ~14 and ~4-9 ms one after
- * the other on one core. Below the cells' threshold the scan takes ~1 ms, less than is worth a
- * message round trip, and it stays on the calling thread.
+ * The static KNN of a scope with cells, on both cores: a worker with its own read handle on the
+ * store's file starts scanning the query's probed cells while the calling thread ranks BM25
+ * (search-episodes.ts posts it before BM25); after BM25 the calling thread scans the cells the
+ * worker has not taken yet (a shared counter hands each cell to one thread), then merges the two
+ * lists. At 1M episodes BM25 (~5-9 ms) and the KNN (~12-14 ms) ran one after the other on one core.
+ * Below the cells' threshold the scan takes ~1 ms, less than is worth a message round trip, and it
+ * stays on the calling thread.
  *
- * Same answers: the worker runs the same code over the same file. Its read is a snapshot of its
- * own: under a concurrent write it may see a newer state of the file than the calling thread's
- * BM25 (as two statements of one recall on the calling thread may), and an episode forgotten in
- * between is left out when the hits are read (readEpisodes skips ids it does not find).
+ * Same answers: the same scan code over the same file, and the k nearest of the two threads' k
+ * nearest are those of one scan (mergeNearest). Each thread reads in a snapshot of its own: under
+ * a concurrent write the worker may see a newer state of the file than the calling thread (as two
+ * statements of one recall on the calling thread may), and an episode forgotten in between is left
+ * out when the hits are read (readEpisodes skips ids it does not find).
  *
  * Anything short of an answer leaves the KNN to the calling thread: a database in memory (no file
  * to open twice), a worker that cannot start or open the file, a job that fails, a worker that
- * dies. The worker starts on first need and answers from the query after it is ready (a fresh
+ * dies. The worker starts on first need and takes cells from the query after it is ready (a fresh
  * process's one recall does not wait for it); the store's close closes its handle, then ends it.
  */
 import { isMemoryPath } from "../engine/connections.ts";
 import { embeddedPath, isEmbeddedPath } from "../engine/embedded.ts";
 import type { Store } from "../engine/store.ts";
 import { resolveVecExtension } from "../engine/vec-extension.ts";
-import { scopeHasCells } from "./episode-cells.ts";
+import { toInt8Vector } from "../embed/static/static-embedder.ts";
+import { probedStaticCells } from "./episode-cells.ts";
+import { mergeNearest, scanInt8Partitions } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 export type KnnRequest =
   | { type: "open"; path: string; vecPath: string; state: SharedArrayBuffer }
-  | { type: "knn"; id: number; vector: Float32Array; k: number; scope: string }
+  /** Scan the partitions the shared counter (an Int32Array over `next`) hands out, keep the k nearest. */
+  | { type: "scan"; id: number; table: string; partitions: [string, number][]; query: Int8Array; k: number; next: SharedArrayBuffer }
   | { type: "close" };
 export type KnnReply =
   | { type: "ready" }
@@ -38,8 +44,12 @@ export const KNN_STATE = { starting: 0, open: 1, closed: 2, cancelled: 3 } as co
 const CLOSE_WAIT_MS = 5000;
 
 export type KnnBeside = {
-  /** The static KNN on the worker; undefined while it is not ready (or failed). Resolves undefined when the job failed. */
-  knn(vector: Float32Array, k: number, scope: string): Promise<EpisodeHit[] | undefined> | undefined;
+  /**
+   * Posts a scan of the cells the counter `next` hands out (every one, when nothing else takes
+   * them); undefined while the worker is not ready (or failed). Resolves to the k nearest of the
+   * cells it took, or undefined when the job failed.
+   */
+  scan(table: string, partitions: [string, number][], query: Int8Array, k: number, next: Int32Array): Promise<EpisodeHit[] | undefined> | undefined;
   /** Resolves once the worker has opened the file (true) or cannot (false). */
   readonly ready: Promise<boolean>;
   /** Closes the worker's handle (waiting for it), then ends the worker. */
@@ -115,12 +125,12 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
     get failed() {
       return failed;
     },
-    knn(vector, k, scope) {
+    scan(table, partitions, query, k, next) {
       if (!usable) return undefined;
       const id = nextId++;
       const reply = new Promise<KnnReply | undefined>((resolve) => waiting.set(id, resolve));
       worker.ref();
-      worker.postMessage({ type: "knn", id, vector, k, scope } satisfies KnnRequest);
+      worker.postMessage({ type: "scan", id, table, partitions, query, k, next: next.buffer as SharedArrayBuffer } satisfies KnnRequest);
       return reply.then((answer) => {
         if (answer?.type !== "hits") {
           failed++;
@@ -161,12 +171,36 @@ export function knnBesideOf(store: Store): KnnBeside | undefined {
   return beside ?? undefined;
 }
 
+/** A static KNN the worker has started: finish() scans the cells it has not taken, on the calling thread, and merges. */
+export type SharedStaticKnn = { finish(): Promise<EpisodeHit[] | undefined> };
+
 /**
- * The static KNN of a scope with cells, posted to the store's worker: resolves to its hits, or to
- * undefined when the worker failed. Undefined (nothing posted) where the calling thread should run
- * it: no cells in the scope, a database in memory, the worker not ready or not available.
+ * The static KNN of a scope with cells, started on the store's worker. Undefined (nothing posted)
+ * where the calling thread should run it alone (knnStaticEpisodes): no cells in the scope, a
+ * database in memory, the worker not ready or not available. finish() resolves to the k nearest,
+ * or to undefined when the worker's part failed.
  */
-export function postStaticKnn(store: Store, vector: Float32Array, k: number, scope: string): Promise<EpisodeHit[] | undefined> | undefined {
-  if (isMemoryPath(store.path) || !scopeHasCells(store.dbRO(), "static", scope)) return undefined;
-  return knnBesideOf(store)?.knn(vector, k, scope);
+export function shareStaticKnn(store: Store, vector: Float32Array, k: number, scope: string): SharedStaticKnn | undefined {
+  if (isMemoryPath(store.path)) return undefined;
+  const db = store.dbRO();
+  const cells = probedStaticCells(db, vector, scope);
+  if (!cells) return undefined;
+  const query = toInt8Vector(vector);
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  const theirs = knnBesideOf(store)?.scan(cells.table, cells.partitions, query, k, next);
+  if (!theirs) return undefined;
+  return {
+    async finish() {
+      let taken = 0;
+      const mine = scanInt8Partitions(db, cells.table, cells.partitions, query, k, () => {
+        const p = Atomics.add(next, 0, 1);
+        if (p < cells.partitions.length) taken++;
+        return p;
+      });
+      // Every cell scanned here: the worker took none (it answers an empty list, not waited for).
+      if (taken === cells.partitions.length) return mine;
+      const hits = await theirs;
+      return hits && mergeNearest([mine, hits], k);
+    },
+  };
 }

@@ -1,14 +1,15 @@
 /**
  * The worker of knn-beside.ts: the first message names the file (and the sqlite-vec library to
- * load), which it opens with a read handle of its own; each later one a static query vector, k and
- * a scope, answered by knnStaticEpisodes over that handle (the same code the calling thread would
- * run, so the same neighbours and distances), packed into two transferred arrays.
+ * load), which it opens with a read handle of its own; each later one a static query's probed
+ * cells, scanned by scanInt8Partitions over that handle (the code the calling thread runs, so the
+ * same distances) for as long as the shared counter hands it cells, and answered as its k nearest
+ * packed into two transferred arrays.
  */
 import type { Database } from "bun:sqlite";
 import { openSideReader } from "../engine/connections.ts";
 import { describeError } from "../engine/errors.ts";
 import { KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
-import { knnStaticEpisodes } from "./static-vectors.ts";
+import { scanInt8Partitions } from "./int8-scan.ts";
 
 declare const self: Worker;
 let db: Database | undefined;
@@ -42,7 +43,8 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
   let reply: KnnReply;
   try {
     if (!db) throw new Error("the KNN worker has no open database");
-    const hits = knnStaticEpisodes(db, request.vector, request.k, request.scope);
+    const next = new Int32Array(request.next);
+    const hits = scanInt8Partitions(db, request.table, request.partitions, request.query, request.k, () => Atomics.add(next, 0, 1));
     reply = { type: "hits", id: request.id, ids: Float64Array.from(hits, (hit) => hit.episodeId), distances: Float64Array.from(hits, (hit) => hit.distance) };
   } catch (error) {
     reply = { type: "error", id: request.id, message: describeError(error) };
