@@ -38,8 +38,12 @@ export type KnnReply =
   | { type: "hits"; id: number; ids: Float64Array; distances: Float64Array }
   | { type: "error"; id: number; message: string };
 
-/** The worker's read handle, in shared memory: close() takes starting to cancelled, or waits for open to become closed. */
-export const KNN_STATE = { starting: 0, open: 1, closed: 2, cancelled: 3 } as const;
+/**
+ * The worker's read handle, in shared memory: the calling thread sees it ready without waiting for
+ * the worker's message (a loop of recalls that never yields to the event loop would not get it),
+ * and close() takes starting to cancelled, or waits for opening or ready to become closed.
+ */
+export const KNN_STATE = { starting: 0, opening: 1, ready: 2, closed: 3, cancelled: 4 } as const;
 /** How long close() waits for the worker to close its handle (it finishes the job it holds first). */
 const CLOSE_WAIT_MS = 5000;
 
@@ -75,8 +79,10 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
   }
   const state = new Int32Array(new SharedArrayBuffer(4));
   const waiting = new Map<number, (reply: KnnReply | undefined) => void>();
-  let usable = false;
-  let ended = false;
+  // broken: the worker failed or exited (nothing more is posted to it); exited: it is gone; closed: close() ran.
+  let broken = false;
+  let exited = false;
+  let closed = false;
   let nextId = 1;
   let answered = 0;
   let failed = 0;
@@ -89,17 +95,16 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
     if (waiting.size === 0) worker.unref();
   };
   const fail = () => {
-    usable = false;
+    broken = true;
     settleReady(false);
     for (const settle of waiting.values()) settle(undefined);
     waiting.clear();
-    if (!ended) worker.unref();
+    worker.unref();
   };
   worker.addEventListener("message", (event: MessageEvent<KnnReply>) => {
     const reply = event.data;
     if (reply.type === "ready" || reply.type === "failed") {
-      usable = reply.type === "ready" && !ended;
-      settleReady(usable);
+      settleReady(reply.type === "ready" && !broken && !closed);
       idle();
       return;
     }
@@ -109,7 +114,7 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
   });
   worker.addEventListener("error", fail);
   worker.addEventListener("close", () => {
-    ended = true;
+    exited = true;
     fail();
   });
   worker.ref();
@@ -126,7 +131,7 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
       return failed;
     },
     scan(table, partitions, query, k, next) {
-      if (!usable) return undefined;
+      if (broken || closed || Atomics.load(state, 0) !== KNN_STATE.ready) return undefined;
       const id = nextId++;
       const reply = new Promise<KnnReply | undefined>((resolve) => waiting.set(id, resolve));
       worker.ref();
@@ -141,15 +146,18 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
       });
     },
     close() {
-      if (ended) return;
-      usable = false;
+      if (closed) return;
+      closed = true;
       // Nothing opened yet: the worker will open nothing. Otherwise its handle closes before the
       // store's do (a job in hand is finished first).
-      if (Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.cancelled) === KNN_STATE.open) {
+      const before = Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.cancelled);
+      if (!exited && (before === KNN_STATE.opening || before === KNN_STATE.ready)) {
         worker.postMessage({ type: "close" } satisfies KnnRequest);
-        Atomics.wait(state, 0, KNN_STATE.open, CLOSE_WAIT_MS);
+        const deadline = Date.now() + CLOSE_WAIT_MS;
+        for (let now: number = before; (now === KNN_STATE.opening || now === KNN_STATE.ready) && Date.now() < deadline; now = Atomics.load(state, 0)) {
+          Atomics.wait(state, 0, now, deadline - Date.now());
+        }
       }
-      ended = true;
       fail();
       worker.terminate();
     },

@@ -29,9 +29,10 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
   if (request.type === "open") {
     state = new Int32Array(request.state);
     // close() may have come first (before anything was opened): then nothing is.
-    if (Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.open) !== KNN_STATE.starting) return;
+    if (Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.opening) !== KNN_STATE.starting) return;
     try {
       db = openSideReader(request.path, request.vecPath);
+      Atomics.store(state, 0, KNN_STATE.ready);
       self.postMessage({ type: "ready" } satisfies KnnReply);
     } catch (error) {
       settleClosed();

@@ -79,6 +79,13 @@ describe("the static KNN on a worker beside the calling thread", () => {
     try {
       // Started by the first need; that search runs its KNN here.
       const alone = await Promise.all(QUERIES.map((text) => gllam.searchEpisodes(text, { k: 20 })));
+      // Ready is seen without the event loop running (a loop of recalls may never yield to it).
+      let early: ReturnType<typeof shareStaticKnn>;
+      for (let i = 0; i < 500 && !early; i++) {
+        Bun.sleepSync(20);
+        early = shareStaticKnn(gllam.store, vectorOf(QUERIES[0]!), 100, "default");
+      }
+      expect(await early!.finish()).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf(QUERIES[0]!), 100, "default"));
       const beside = knnBesideOf(gllam.store)!;
       expect(await beside.ready).toBe(true);
       for (const [i, text] of QUERIES.entries()) {
