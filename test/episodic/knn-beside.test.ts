@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
@@ -9,6 +10,7 @@ import { knnBesideOf, shareStaticKnn, startKnnBeside, type KnnBeside } from "../
 import { knnStaticEpisodes } from "../../src/episodic/static-vectors.ts";
 import { Gllam } from "../../src/gllam/gllam.ts";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
+import { call, startServe } from "../server/http/serve-process.ts";
 
 const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
 const staticEmbedder = loadStaticEmbedder();
@@ -165,5 +167,35 @@ describe("the static KNN on a worker beside the calling thread", () => {
     expect(proc.stderr.toString()).toBe("");
     expect(proc.exitCode).toBe(0);
     expect(proc.stdout.toString().trim().split("\n")).toEqual(["clean", "0 true"]);
+  });
+
+  test("the compiled binary's server runs the worker (a third handle on the file) and answers as the calling thread alone; it closes on shutdown", async () => {
+    const served = await startServe(["--db", path, "--workers", "0"]);
+    try {
+      const gllam = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
+      const expected = (await gllam.searchEpisodes(QUERIES[0]!, { k: 10 })).hits.map((hit) => hit.episodeId);
+      gllam.close();
+      for (let i = 0; i < 3; i++) {
+        const { status, json } = await call(served, "POST", "/v1/recall", { query: QUERIES[0] });
+        expect(status).toBe(200);
+        expect(json.episodes.map((episode: { episodeId: number }) => episode.episodeId)).toEqual(expected);
+        await Bun.sleep(200);
+      }
+      // Where /proc tells: the writer's, the reader's and the worker's handles.
+      const fds = `/proc/${served.pid}/fd`;
+      if (existsSync(fds)) {
+        const handles = readdirSync(fds).filter((fd) => {
+          try {
+            return readlinkSync(`${fds}/${fd}`) === path;
+          } catch {
+            return false;
+          }
+        });
+        expect(handles.length).toBe(3);
+      }
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+    for (const suffix of ["-wal", "-shm"]) expect(existsSync(path + suffix)).toBe(false);
   });
 });
