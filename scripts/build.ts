@@ -80,7 +80,7 @@ export async function compileGllam(options: CompileOptions): Promise<number> {
     // Failures come back as logs, reported below with the target.
     throw: false,
     // The workers are entry points of their own: `new Worker(url)` loads them from inside the executable.
-    entrypoints: [join(REPO_ROOT, "src/cli/main.ts"), join(REPO_ROOT, "src/embed/embed-worker.ts"), join(REPO_ROOT, "src/episodic/static-ahead-worker.ts"), table],
+    entrypoints: [join(REPO_ROOT, "src/cli/main.ts"), join(REPO_ROOT, "src/embed/embed-worker.ts"), join(REPO_ROOT, "src/episodic/static-ahead-worker.ts"), join(REPO_ROOT, "src/episodic/static-knn-worker.ts"), table],
     // Entry points are stored by their path below src/ (the table, outside it, by its name).
     root: join(REPO_ROOT, "src"),
     naming: { asset: "[name].[ext]" },

@@ -46,6 +46,7 @@ export class Store {
   readonly #writer: Database | undefined;
   readonly #reader: Database;
   readonly #beforeCommit = new Set<() => void>();
+  readonly #onClose = new Set<() => void>();
   #busy: { timeoutMs: number; onWait?: BusyWaitOptions["onWait"] } = { timeoutMs: DEFAULT_BUSY_TIMEOUT_MS };
 
   private constructor(path: string, writer: Database | undefined, reader: Database, externalCheckpoints = false) {
@@ -201,7 +202,19 @@ export class Store {
     }
   }
 
+  /**
+   * Runs hook when the store closes, before its own connections close: a worker's connection to the
+   * same file (the static KNN's, episodic/knn-beside.ts) is closed first, so the store's last
+   * connection is the one that cleans up beside the file. Returns a function that removes the hook.
+   */
+  onClose(hook: () => void): () => void {
+    this.#onClose.add(hook);
+    return () => this.#onClose.delete(hook);
+  }
+
   close(): void {
+    for (const hook of this.#onClose) hook();
+    this.#onClose.clear();
     this.#beforeCommit.clear();
     this.#reader.close();
     if (this.#writer !== this.#reader) this.#writer?.close();

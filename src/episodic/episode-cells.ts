@@ -281,6 +281,18 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
 }
 
 /**
+ * The static cells a query probes in a scope, as scanInt8Partitions takes them (with the table
+ * holding them): what knnCells scans. Undefined when the scope has no static cells, or vectors the
+ * kernel cannot take.
+ */
+export function probedStaticCells(db: Database, vector: Float32Array, scope: string, probes = PROBES.static): { table: string; partitions: [string, number][] } | undefined {
+  if (!scopeHasCells(db, "static", scope)) return undefined;
+  const centroids = readCentroids(db, "static");
+  if (!centroids || !scannable(centroids.dims)) return undefined;
+  return { table: VECTOR_TIERS.static.episodeCells, partitions: nearestCells(centroids, unit(vector), probes).map((cell) => [scope, cell]) };
+}
+
+/**
  * KNN over the tier's cells nearest the query; undefined when the scope has no cells (brute force
  * then). Static cells are scanned (int8-scan.ts). For the model tier, each cell is asked first for
  * a few neighbours (the cost of a vec0 query grows with k: 0.13 ms at k = 10, 0.27 at 100 for a
@@ -289,14 +301,15 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
  * for k. The answer is the same as asking every cell for k.
  */
 export function knnCells(db: Database, tier: VectorTier, vector: Float32Array, k: number, scope: string, probes = PROBES[tier]): EpisodeHit[] | undefined {
+  // Static (int8) cells are read chunk by chunk and scored in WebAssembly: the same distances, at
+  // about a third of the time of a vec0 query per cell (int8-scan.ts). Model (float) cells stay with vec0.
+  const scanned = tier === "static" ? probedStaticCells(db, vector, scope, probes) : undefined;
+  if (scanned) return scanInt8Partitions(db, scanned.table, scanned.partitions, toInt8Vector(vector), k);
   if (!scopeHasCells(db, tier, scope)) return undefined;
   const centroids = readCentroids(db, tier);
   if (!centroids) return undefined;
   const { episodeCells, sqlVector } = VECTOR_TIERS[tier];
   const probed = nearestCells(centroids, unit(vector), probes);
-  // Static (int8) cells are read chunk by chunk and scored in WebAssembly: the same distances, at
-  // about a third of the time of a vec0 query per cell (int8-scan.ts). Model (float) cells stay with vec0.
-  if (tier === "static" && scannable(centroids.dims)) return scanInt8Partitions(db, episodeCells, probed.map((cell) => [scope, cell]), toInt8Vector(vector), k);
   const query = db.query<EpisodeHit, [Int8Array | Float32Array, number, string, number]>(
     `SELECT episode_id AS episodeId, distance FROM ${episodeCells} WHERE embedding MATCH ${sqlVector} AND k = ? AND scope = ? AND cell = ?`,
   );

@@ -154,12 +154,21 @@ type ChunkRow = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array 
 /** A partition's keys, in the order the vec0 table declares them (scope, or scope and cell). */
 type PartitionKeys = [string] | [string, number];
 
+/** Hands out the partitions one after the other: the index of the next to scan, past the end when none is left. */
+export type PartitionClaim = () => number;
+const eachInTurn = (): PartitionClaim => {
+  let next = 0;
+  return () => next++;
+};
+
 /**
  * The k nearest episodes to an int8 query among the vectors of a vec0 table (episode_id primary
  * key, its partition keys) in the given partitions, nearest first, ties newest first. A vector
- * with no direction (all zeros) has no distance and is never a neighbour.
+ * with no direction (all zeros) has no distance and is never a neighbour. With `claim`, only the
+ * partitions it hands out are scanned: two threads sharing a counter split them (knn-beside.ts),
+ * and mergeNearest of their answers is the answer of one scan of all.
  */
-export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number): EpisodeHit[] {
+export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number, claim: PartitionClaim = eachInTurn()): EpisodeHit[] {
   const nearest = new NearestK(k);
   if (partitions.length === 0) return [];
   const keys = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
@@ -168,8 +177,8 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
   // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
-  for (const partition of partitions) {
-    for (const chunk of chunks.iterate(...partition)) {
+  for (let p = claim(); p < partitions.length; p = claim()) {
+    for (const chunk of chunks.iterate(...partitions[p]!)) {
       const count = chunk.vectors.length / dims;
       const distances = int8Distances(query, chunk.vectors, count);
       const { validity } = chunk;
@@ -182,5 +191,12 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
       }
     }
   }
+  return nearest.hits();
+}
+
+/** The k nearest of several lists of hits (each vector in one list at most), ordered as one scan orders them: a heap's k best do not depend on the order they came in. */
+export function mergeNearest(lists: EpisodeHit[][], k: number): EpisodeHit[] {
+  const nearest = new NearestK(k);
+  for (const list of lists) for (const hit of list) nearest.offer(hit.episodeId, hit.distance);
   return nearest.hits();
 }

@@ -15,6 +15,7 @@ export type { EmbeddingTiers };
 import { readEpisodes } from "../episodic/episodes.ts";
 import { rankByLexicon } from "../episodic/lexicon/rank.ts";
 import { approximateEpisodeCount, bm25Episodes, episodeNeighbours, episodeSpeakers as speakersOf, filterEpisodeIds, hasFilter, listSpeakers, matchesMoreThan, termDocuments, type EpisodeFilter, type EpisodeLookups } from "../episodic/lookup.ts";
+import { shareStaticKnn } from "../episodic/knn-beside.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
@@ -197,14 +198,17 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
   const terms = queryTerms(query);
   const split = splitSpeakerTerms(terms, listSpeakers(db, filter.scope));
   const words = split.contentTerms.length > 0 ? split.contentTerms : terms;
-  const bm25Ids = rankWords(db, words, filter, tuning.candidates, tuning.contextWeight);
   // vec0 filters by scope only; other filters apply after KNN, so fetch more when they are set.
   const knnK = hasFilter(filter) ? Math.min(4096, tuning.candidates * 20) : tuning.candidates;
+  // In a scope with cells the static KNN starts on the store's worker while BM25 runs here, and
+  // this thread scans the cells it has not taken after BM25 (knn-beside.ts).
+  const sharedStatic = staticVector ? shareStaticKnn(store, staticVector, knnK, filter.scope) : undefined;
+  const bm25Ids = rankWords(db, words, filter, tuning.candidates, tuning.contextWeight);
   const keep = (hits: EpisodeHit[]) =>
     hasFilter(filter) ? filterEpisodeIds(db, hits.map((hit) => hit.episodeId), filter).slice(0, tuning.candidates) : hits.map((hit) => hit.episodeId);
   const dense = vector ? knnEpisodes(db, vector, knnK, filter.scope) : [];
   const denseIds = keep(dense);
-  const staticIds = staticVector ? keep(knnStaticEpisodes(db, staticVector, knnK, filter.scope)) : [];
+  const staticIds = staticVector ? keep((await sharedStatic?.finish()) ?? knnStaticEpisodes(db, staticVector, knnK, filter.scope)) : [];
   const distances = new Map(dense.map((hit) => [hit.episodeId, hit.distance]));
 
   const fused = fuseReciprocalRanks(

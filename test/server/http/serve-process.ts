@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { compiledGllam } from "../../binary-build.ts";
 import { makeTempDir } from "../../helpers.ts";
 
-export type Served = { url: string; dir: string; env: Record<string, string | undefined>; stderr: () => string; stop: () => Promise<number> };
+export type Served = { url: string; pid: number; dir: string; env: Record<string, string | undefined>; stderr: () => string; stop: () => Promise<number> };
 
 /** A fresh empty folder and HOME for one server (and the CLI processes beside it). */
 export function freshFolder(): { dir: string; env: Record<string, string | undefined> } {
@@ -53,7 +53,7 @@ export async function startServe(args: string[], where = freshFolder()): Promise
     if (proc.exitCode === null) proc.kill("SIGTERM");
     return proc.exited;
   };
-  return { url, dir: where.dir, env: where.env, stderr: () => text, stop };
+  return { url, pid: proc.pid, dir: where.dir, env: where.env, stderr: () => text, stop };
 }
 
 /** A JSON request to the server: status, body (parsed) and headers. */

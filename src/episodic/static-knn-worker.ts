@@ -1,0 +1,54 @@
+/**
+ * The worker of knn-beside.ts: the first message names the file (and the sqlite-vec library to
+ * load), which it opens with a read handle of its own; each later one a static query's probed
+ * cells, scanned by scanInt8Partitions over that handle (the code the calling thread runs, so the
+ * same distances) for as long as the shared counter hands it cells, and answered as its k nearest
+ * packed into two transferred arrays.
+ */
+import type { Database } from "bun:sqlite";
+import { openSideReader } from "../engine/connections.ts";
+import { describeError } from "../engine/errors.ts";
+import { KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
+import { scanInt8Partitions } from "./int8-scan.ts";
+
+declare const self: Worker;
+let db: Database | undefined;
+let state: Int32Array | undefined;
+
+/** Tells the calling thread the handle is closed (or was never opened): close() waits for it. */
+function settleClosed(): void {
+  db?.close();
+  db = undefined;
+  if (!state) return;
+  Atomics.store(state, 0, KNN_STATE.closed);
+  Atomics.notify(state, 0);
+}
+
+self.onmessage = (event: MessageEvent<KnnRequest>) => {
+  const request = event.data;
+  if (request.type === "open") {
+    state = new Int32Array(request.state);
+    // close() may have come first (before anything was opened): then nothing is.
+    if (Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.opening) !== KNN_STATE.starting) return;
+    try {
+      db = openSideReader(request.path, request.vecPath);
+      Atomics.store(state, 0, KNN_STATE.ready);
+      self.postMessage({ type: "ready" } satisfies KnnReply);
+    } catch (error) {
+      settleClosed();
+      self.postMessage({ type: "failed", message: describeError(error) } satisfies KnnReply);
+    }
+    return;
+  }
+  if (request.type === "close") return settleClosed();
+  let reply: KnnReply;
+  try {
+    if (!db) throw new Error("the KNN worker has no open database");
+    const next = new Int32Array(request.next);
+    const hits = scanInt8Partitions(db, request.table, request.partitions, request.query, request.k, () => Atomics.add(next, 0, 1));
+    reply = { type: "hits", id: request.id, ids: Float64Array.from(hits, (hit) => hit.episodeId), distances: Float64Array.from(hits, (hit) => hit.distance) };
+  } catch (error) {
+    reply = { type: "error", id: request.id, message: describeError(error) };
+  }
+  self.postMessage(reply, (reply.type === "hits" ? [reply.ids.buffer, reply.distances.buffer] : []) as ArrayBuffer[]);
+};

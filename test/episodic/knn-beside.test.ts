@@ -1,0 +1,201 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
+import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
+import { toInt8Vector } from "../../src/embed/static/static-embedder.ts";
+import { buildScopeCells, probedStaticCells } from "../../src/episodic/episode-cells.ts";
+import { mergeNearest, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
+import { knnBesideOf, shareStaticKnn, startKnnBeside, type KnnBeside } from "../../src/episodic/knn-beside.ts";
+import { knnStaticEpisodes } from "../../src/episodic/static-vectors.ts";
+import { Gllam } from "../../src/gllam/gllam.ts";
+import { makeTempDir, REPO_ROOT } from "../helpers.ts";
+import { call, startServe } from "../server/http/serve-process.ts";
+
+const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
+const staticEmbedder = loadStaticEmbedder();
+const TOPICS = ["weather rain umbrella", "money bank loan", "ferry tangier noon", "guitar concert band", "garden tomatoes soil", "hiking lake trail"];
+const turns = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, j) => ({ sessionId: `s${(from + j) % 7}`, seq: from + j, speaker: "Ann", content: `turn ${from + j}: ${TOPICS[(from + j) % TOPICS.length]} ${from + j}` }));
+const QUERIES = ["a loan from the bank", "turn 620: rain", "guitar concert 633", "tomatoes in the garden soil", "noon ferry to tangier"];
+
+/** A file whose default scope has static cells (built at once, as a scope past the threshold gets them), and a scope without. */
+async function fileWithCells(): Promise<string> {
+  const path = join(makeTempDir(), "cells.db");
+  const gllam = await Gllam.open(path, { embedder: hash, staticEmbedder });
+  gllam.addEpisodes(turns(600));
+  gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
+  gllam.addEpisodes(turns(40, 600));
+  gllam.addEpisodes(turns(30).map((turn) => ({ ...turn, scope: "small" })));
+  gllam.close();
+  return path;
+}
+const path = await fileWithCells();
+const vectorOf = (text: string) => staticEmbedder.embedSync([text])[0]!;
+/** A shared counter starting at `from` (the cells before it taken by someone else). */
+const counterAt = (from = 0) => {
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  next[0] = from;
+  return next;
+};
+/** The worker's scan of the query's probed cells from `from` on. */
+const scanOnWorker = (gllam: Gllam, beside: KnnBeside, text: string, k: number, from = 0) => {
+  const { table, partitions } = probedStaticCells(gllam.dbRO(), vectorOf(text), "default")!;
+  return beside.scan(table, partitions, toInt8Vector(vectorOf(text)), k, counterAt(from));
+};
+
+describe("the static KNN on a worker beside the calling thread", () => {
+  test("the worker's neighbours are the calling thread's (same ids, distances, order), whole or split between the two threads", async () => {
+    const gllam = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
+    try {
+      const beside = knnBesideOf(gllam.store)!;
+      expect(await beside.ready).toBe(true);
+      const db = gllam.dbRO();
+      for (const text of QUERIES) {
+        const { table, partitions } = probedStaticCells(db, vectorOf(text), "default")!;
+        expect(partitions.length).toBe(12);
+        const query = toInt8Vector(vectorOf(text));
+        for (const k of [1, 10, 100, 700]) {
+          const here = knnStaticEpisodes(db, vectorOf(text), k, "default");
+          expect(here.length).toBeGreaterThan(0);
+          expect(await scanOnWorker(gllam, beside, text, k)).toEqual(here);
+          // The first five cells taken here, the rest by the worker; and every other cell each.
+          const half = await scanOnWorker(gllam, beside, text, k, 5);
+          expect(mergeNearest([scanInt8Partitions(db, table, partitions.slice(0, 5), query, k), half!], k)).toEqual(here);
+          let odd = -1;
+          let even = -2;
+          const split = [() => (odd += 2), () => (even += 2)].map((claim) => scanInt8Partitions(db, table, partitions, query, k, claim));
+          expect(mergeNearest(split, k)).toEqual(here);
+          // Shared as recall shares it: whoever takes which cell.
+          expect(await shareStaticKnn(gllam.store, vectorOf(text), k, "default")!.finish()).toEqual(here);
+        }
+      }
+      expect(beside.failed).toBe(0);
+    } finally {
+      gllam.close();
+    }
+  });
+
+  test("a search finds the same hits with the worker as without; a scope without cells, the first search and a closed worker stay on the calling thread", async () => {
+    const gllam = await Gllam.open(path, { embedder: hash, staticEmbedder });
+    try {
+      // Started by the first need; that search runs its KNN here.
+      const alone = await Promise.all(QUERIES.map((text) => gllam.searchEpisodes(text, { k: 20 })));
+      // Ready is seen without the event loop running (a loop of recalls may never yield to it).
+      let early: ReturnType<typeof shareStaticKnn>;
+      for (let i = 0; i < 500 && !early; i++) {
+        Bun.sleepSync(20);
+        early = shareStaticKnn(gllam.store, vectorOf(QUERIES[0]!), 100, "default");
+      }
+      expect(await early!.finish()).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf(QUERIES[0]!), 100, "default"));
+      const beside = knnBesideOf(gllam.store)!;
+      expect(await beside.ready).toBe(true);
+      for (const [i, text] of QUERIES.entries()) {
+        expect(await shareStaticKnn(gllam.store, vectorOf(text), 100, "default")!.finish()).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf(text), 100, "default"));
+        const shared = await gllam.searchEpisodes(text, { k: 20 });
+        expect(shared).toEqual({ ...alone[i]!, embedMs: expect.any(Number), searchMs: expect.any(Number) });
+        expect(shared.staticIds).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf(text), 100, "default").map((hit) => hit.episodeId));
+      }
+      expect(shareStaticKnn(gllam.store, vectorOf("rain"), 10, "small")).toBeUndefined();
+      expect((await gllam.searchEpisodes("rain", { scope: "small" })).staticIds.length).toBe(30);
+      beside.close();
+      expect(shareStaticKnn(gllam.store, vectorOf(QUERIES[0]!), 100, "default")).toBeUndefined();
+      expect(await gllam.searchEpisodes(QUERIES[0]!, { k: 20 })).toEqual({ ...alone[0]!, embedMs: expect.any(Number), searchMs: expect.any(Number) });
+    } finally {
+      gllam.close();
+    }
+  });
+
+  test("a database in memory has no worker: its KNN runs on the calling thread", async () => {
+    const gllam = await Gllam.open(":memory:", { embedder: hash, staticEmbedder });
+    try {
+      gllam.addEpisodes(turns(200));
+      gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
+      expect(knnBesideOf(gllam.store)).toBeUndefined();
+      expect(shareStaticKnn(gllam.store, vectorOf("rain"), 10, "default")).toBeUndefined();
+      const result = await gllam.searchEpisodes("bank loan");
+      expect(result.staticIds).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf("bank loan"), 100, "default").map((hit) => hit.episodeId));
+    } finally {
+      gllam.close();
+    }
+  });
+
+  test("a worker that cannot open the file is never asked; a job that fails resolves undefined (the caller's own KNN answers)", async () => {
+    const query = toInt8Vector(vectorOf("rain"));
+    const missing = startKnnBeside(join(makeTempDir(), "missing.db"))!;
+    expect(await missing.ready).toBe(false);
+    expect(missing.scan("episode_static_cells", [["default", 0]], query, 10, counterAt())).toBeUndefined();
+    missing.close();
+
+    const beside = startKnnBeside(path)!;
+    try {
+      expect(await beside.ready).toBe(true);
+      expect(await beside.scan("no_such_cells", [["default", 0]], query, 10, counterAt())).toBeUndefined();
+      expect([beside.answered, beside.failed]).toEqual([0, 1]);
+      expect(await beside.scan("episode_static_cells", [["default", 0]], query, 10, counterAt())).toBeArray();
+      expect([beside.answered, beside.failed]).toEqual([1, 1]);
+    } finally {
+      beside.close();
+    }
+    // Closed: nothing is posted any more.
+    expect(beside.scan("episode_static_cells", [["default", 0]], query, 10, counterAt())).toBeUndefined();
+  });
+
+  test("a process opening and closing the file many times, or leaving an idle worker open, ends by itself; the last close leaves nothing beside the file", () => {
+    const script = `
+      import { Gllam } from "${join(REPO_ROOT, "src/gllam/gllam.ts")}";
+      import { knnBesideOf } from "${join(REPO_ROOT, "src/episodic/knn-beside.ts")}";
+      import { existsSync } from "node:fs";
+      import { loadStaticEmbedder } from "${join(REPO_ROOT, "src/embed/static/bundled-table.ts")}";
+      const staticEmbedder = loadStaticEmbedder();
+            const open = () => Gllam.open(process.argv[1], { readOnly: true, embedder: staticEmbedder, staticEmbedder });
+      for (let i = 0; i < 8; i++) {
+        const gllam = await open();
+        await gllam.searchEpisodes("a loan from the bank");
+        if (i % 2) await knnBesideOf(gllam.store).ready;
+        await gllam.searchEpisodes("guitar concert");
+        gllam.close();
+      }
+      console.log(["-wal", "-shm"].filter((suffix) => existsSync(process.argv[1] + suffix)).join(" ") || "clean");
+      const idle = await open();
+      await idle.searchEpisodes("rain");
+      await knnBesideOf(idle.store).ready;
+      const { staticIds } = await idle.searchEpisodes("rain");
+      console.log(knnBesideOf(idle.store).failed, staticIds.length > 0);
+    `;
+    const proc = Bun.spawnSync(["bun", "-e", script, path], { env: { ...process.env }, stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    expect(proc.stderr.toString()).toBe("");
+    expect(proc.exitCode).toBe(0);
+    expect(proc.stdout.toString().trim().split("\n")).toEqual(["clean", "0 true"]);
+  });
+
+  test("the compiled binary's server runs the worker (a third handle on the file) and answers as the calling thread alone; it closes on shutdown", async () => {
+    const served = await startServe(["--db", path, "--workers", "0"]);
+    try {
+      const gllam = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
+      const expected = (await gllam.searchEpisodes(QUERIES[0]!, { k: 10 })).hits.map((hit) => hit.episodeId);
+      gllam.close();
+      for (let i = 0; i < 3; i++) {
+        const { status, json } = await call(served, "POST", "/v1/recall", { query: QUERIES[0] });
+        expect(status).toBe(200);
+        expect(json.episodes.map((episode: { episodeId: number }) => episode.episodeId)).toEqual(expected);
+        await Bun.sleep(200);
+      }
+      // Where /proc tells: the writer's, the reader's and the worker's handles.
+      const fds = `/proc/${served.pid}/fd`;
+      if (existsSync(fds)) {
+        const handles = readdirSync(fds).filter((fd) => {
+          try {
+            return readlinkSync(`${fds}/${fd}`) === path;
+          } catch {
+            return false;
+          }
+        });
+        expect(handles.length).toBe(3);
+      }
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+    for (const suffix of ["-wal", "-shm"]) expect(existsSync(path + suffix)).toBe(false);
+  });
+});
