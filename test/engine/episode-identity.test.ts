@@ -79,7 +79,9 @@ describe("the episodes' identity", () => {
     expect(episodeIndexes(db).map((index) => index.name)).toEqual(["idx_episodes_recent", "idx_episodes_session", "idx_episodes_speaker", "idx_episodes_time"]);
     // The vector queue refers to episodes ON DELETE CASCADE: the old table dropped with foreign keys on would have emptied it.
     expect({ rows: rows(db), counts: counts(db) }).toEqual(before);
+    // Both pragmas the rebuild changes are the writer's again (temp_store 2: MEMORY).
     expect(db.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+    expect(db.query("PRAGMA temp_store").get()).toEqual({ temp_store: 2 });
     expect(db.query("PRAGMA foreign_key_check").all()).toEqual([]);
     expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
 
