@@ -14,6 +14,9 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   if (request.type === "init") {
     embedder = createEmbedderFromSpec(request.spec);
+    // Each later message awaits it and answers its error; caught here too, or the rejection would
+    // end the worker before a message comes (and it would be replaced, or waited for, forever).
+    embedder.catch(() => {});
     return;
   }
   let reply: WorkerReply;

@@ -54,11 +54,13 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
     waiting.get(event.data.id)?.(event.data);
     waiting.delete(event.data.id);
   });
-  const failAll = () => {
+  // A worker that exited answers nothing more: what waits, and what comes later, is the writer's.
+  let exited = false;
+  worker.addEventListener("close", () => {
+    exited = true;
     for (const settle of waiting.values()) settle(undefined);
     waiting.clear();
-  };
-  worker.addEventListener("close", failAll);
+  });
   // Referenced only while a chunk is out: an idle worker never keeps the process alive.
   worker.unref();
   const translation = new TermTranslation();
@@ -75,6 +77,10 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
     },
     embed(db, batches) {
       if (closed) return Promise.resolve(undefined);
+      if (exited) {
+        failed++;
+        return Promise.resolve(undefined);
+      }
       const id = nextId++;
       const contents = batches.flatMap((batch) => batch.episodes.map((episode) => episode.content));
       const speakers = batches.flatMap((batch) => batch.episodes.map((episode) => episode.speaker));
@@ -96,9 +102,10 @@ export function startEmbedAhead(embedder: StaticEmbedder): EmbedAhead | undefine
     },
     close() {
       closed = true;
-      const exited = new Promise<void>((resolve) => worker.addEventListener("close", () => resolve()));
+      if (exited) return Promise.resolve();
+      const gone = new Promise<void>((resolve) => worker.addEventListener("close", () => resolve()));
       worker.terminate();
-      return exited;
+      return gone;
     },
   };
 }

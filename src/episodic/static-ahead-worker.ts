@@ -21,6 +21,9 @@ self.onmessage = async (event: MessageEvent<AheadRequest>) => {
   const request = event.data;
   if (request.type === "init") {
     embedder = createEmbedderFromSpec(request.spec) as Promise<StaticEmbedder>;
+    // Each later message awaits it and answers its error; caught here too, or the rejection would
+    // end the worker before a message comes (and it would be replaced, or waited for, forever).
+    embedder.catch(() => {});
     return;
   }
   let reply: AheadReply;

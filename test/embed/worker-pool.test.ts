@@ -41,6 +41,16 @@ describe("embedding worker pool", () => {
     await expectGllamError(pool.embed(["closed"]), "E_EMBEDDER", /closed/);
   });
 
+  test("workers whose module cannot load answer each batch with its error, and are not replaced over and over", async () => {
+    const template = await createEmbedderFromSpec(spec);
+    const missing = { kind: "module" as const, path: join(dir, "missing-embedder.ts") };
+    const pool = createPooledEmbedder({ ...template, spec: missing, embed: template.embed }, { workers: 2, chunkSize: 1 });
+    await Bun.sleep(500);
+    await expectGllamError(pool.embed(["one", "two", "three"]), "E_EMBEDDER", /cannot load embedder module/);
+    expect(pool.restarts).toBe(0);
+    pool.close();
+  });
+
   test("a module that is missing or exports no factory is a clear error", async () => {
     await expectGllamError(createEmbedderFromSpec({ kind: "module", path: join(dir, "nope.ts") }), "E_EMBEDDER", /cannot load embedder module/);
   });

@@ -190,4 +190,20 @@ describe("lexicon terms numbered ahead in the worker", () => {
     expect(failed.used).toBe(0);
     expect(failed.lexicon).toEqual(plain.lexicon);
   }, 30_000);
+
+  // A worker that had failed (or exited) before its first chunk once left that chunk waiting forever.
+  test.each([
+    ["whose table cannot load, once it has had time to fail,", "throw new Error('no table here');"],
+    ["that exits before its first chunk", "process.exit(3);"],
+  ])("a worker %s answers each chunk at once, left to the writer's thread", async (_, body) => {
+    const path = join(makeTempDir(), "broken-embedder.ts");
+    writeFileSync(path, `${body}\nexport default () => ({});\n`);
+    const broken = startEmbedAhead({ ...staticEmbedder, spec: { kind: "module", path } })!;
+    await Bun.sleep(500);
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash, staticEmbedder });
+    for (const units of chunks) expect(await broken.embed(gllam.db(), parseUnits(units))).toBeUndefined();
+    expect(broken.failed).toBe(chunks.length);
+    await broken.close();
+    gllam.close();
+  }, 10_000);
 });
