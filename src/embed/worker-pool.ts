@@ -49,6 +49,7 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
   let nextId = 1;
   let restarts = 0;
   let closed = false;
+  let closing: Promise<void> | undefined;
   let dims = template.dims;
 
   function spawn(): Slot {
@@ -141,12 +142,15 @@ export function createPooledEmbedder(template: Embedder & { spec: EmbedderSpec }
       return (await Promise.all(chunks)).flat();
     },
     close(): Promise<void> {
+      // A second close waits for the first (its workers' close events have fired, or will once).
+      if (closing) return closing;
       closed = true;
       const exited = slots.map((slot) => new Promise<void>((resolve) => slot.worker.addEventListener("close", () => resolve())));
       for (const slot of slots) slot.worker.terminate();
       for (const job of queue.splice(0)) job.reject(new GllamError("E_EMBEDDER", "the embedding worker pool was closed"));
       for (const slot of slots) slot.job?.reject(new GllamError("E_EMBEDDER", "the embedding worker pool was closed"));
-      return Promise.all(exited).then(() => undefined);
+      closing = Promise.all(exited).then(() => undefined);
+      return closing;
     },
   };
 }

@@ -37,7 +37,9 @@ describe("embedding worker pool", () => {
     const pool = createPooledEmbedder({ ...template, spec, embed: template.embed }, { workers: 1, maxRetries: 1 });
     await expectGllamError(pool.embed(["ALWAYS_CRASH"]), "E_EMBEDDER", /died 2 times/);
     expect((await pool.embed(["after"])).length).toBe(1);
-    pool.close();
+    await pool.close();
+    // A second close resolves too (it once waited for close events that had already fired).
+    await pool.close();
     await expectGllamError(pool.embed(["closed"]), "E_EMBEDDER", /closed/);
   });
 
