@@ -33,16 +33,15 @@ export const CHUNK = 5000;
  */
 const INGEST_CACHE_KIB = 64 * 1024;
 /**
- * SQLite's auto-checkpoint threshold during an ingest, in pages: 256 MiB of WAL (an ingest's own
- * checkpoint manager truncates at INGEST_WAL_BYTES, the same). At the default 1,000 pages every
- * chunk's commit (~10,000 pages at 1M episodes) was checkpointed at once, so a page dirtied by two
- * chunks (an index leaf, a vec0 chunk being filled, an FTS5 segment) went to the file twice; 9% fewer
- * bytes written at 1M with 16,384 pages (64 MiB: still every chunk at 1M), and at 65,536 35 KB
- * written per turn instead of 58, the writer's thread 9-18% faster (bench/scale/append-file.ts at 1M).
+ * The WAL an ingest lets grow before a checkpoint: 256 MiB, SQLite's auto-checkpoint threshold in
+ * pages of the file (65,536 of 4 KiB, 16,384 of 16 KiB) and where the ingest's own checkpoint
+ * manager truncates. At the default 1,000 pages every chunk's commit (~10,000 4 KiB pages at 1M
+ * episodes) was checkpointed at once, so a page dirtied by two chunks (an index leaf, a vec0 chunk
+ * being filled, an FTS5 segment) went to the file twice; 9% fewer bytes written at 1M with 64 MiB,
+ * and at 256 MiB 35 KB written per turn instead of 58, the writer's thread 9-18% faster
+ * (bench/scale/append-file.ts at 1M, 4 KiB pages).
  */
-export const INGEST_AUTOCHECKPOINT_PAGES = 65_536;
-/** The WAL size past which an ingest's own checkpoint manager truncates: INGEST_AUTOCHECKPOINT_PAGES of SQLite's default 4 KiB pages (the engine keeps it). */
-export const INGEST_WAL_BYTES = INGEST_AUTOCHECKPOINT_PAGES * 4096;
+export const INGEST_WAL_BYTES = 256 * 1024 * 1024;
 /** Bad records listed per file (all are counted). */
 const MAX_LISTED_BAD = 1000;
 
@@ -77,7 +76,7 @@ export type IngestFileOptions = ReadSourceOptions & {
   skipBad?: boolean;
 };
 export type IngestOptions = IngestFileOptions & {
-  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL under INGEST_AUTOCHECKPOINT_PAGES plus a chunk). */
+  /** Checkpointed after every file (within a file SQLite's auto-checkpoint keeps the WAL under INGEST_WAL_BYTES plus a chunk). */
   walCheckpoints?: Pick<WALCheckpointManager, "tick">;
   /** Gives new episodes static vectors in their chunk's transaction. */
   staticEmbedder?: StaticEmbedder;
@@ -255,7 +254,7 @@ export async function ingestFiles(store: Store, paths: string[], options: Ingest
 
 /**
  * Sets the writer's page cache to INGEST_CACHE_KIB (at most) and its auto-checkpoint to
- * INGEST_AUTOCHECKPOINT_PAGES (unless checkpoints are off: a replicator owns them) for an ingest;
+ * INGEST_WAL_BYTES of the file's pages (unless checkpoints are off: a replicator owns them) for an ingest;
  * returns what restores both.
  */
 function useIngestSettings(store: Store): () => void {
@@ -263,7 +262,8 @@ function useIngestSettings(store: Store): () => void {
   const cacheSize = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
   const autocheckpoint = db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint;
   db.run(`PRAGMA cache_size = ${Math.max(-INGEST_CACHE_KIB, cacheSize)}`);
-  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${Math.max(INGEST_AUTOCHECKPOINT_PAGES, autocheckpoint)}`);
+  const pageSize = db.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size;
+  if (autocheckpoint > 0) db.run(`PRAGMA wal_autocheckpoint = ${Math.max(INGEST_WAL_BYTES / pageSize, autocheckpoint)}`);
   return () => {
     db.run(`PRAGMA cache_size = ${cacheSize}`);
     db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);

@@ -1,12 +1,13 @@
 /**
  * `gllam backup OUT`: a consistent copy of the database while other processes write. VACUUM INTO
  * reads one snapshot (a read transaction: writers go on) and writes it compacted into a new file,
- * without free pages, so nothing forgotten travels with the copy. The copy is written beside OUT
+ * without free pages, so nothing forgotten travels with the copy, and with the page size new files
+ * get (PAGE_SIZE: a file made with 4 KB pages is converted this way). The copy is written beside OUT
  * and renamed into place: OUT is whole or absent, never half a database.
  */
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { runOnReader } from "../engine/connections.ts";
+import { PAGE_SIZE, runOnReader } from "../engine/connections.ts";
 import { describeError, GllamError } from "../engine/errors.ts";
 import type { Store } from "../engine/store.ts";
 
@@ -22,7 +23,11 @@ export function backupTo(store: Store, out: string, options: { force?: boolean }
   const partial = `${target}.${process.pid}.partial`;
   rmSync(partial, { force: true });
   try {
-    runOnReader(store.dbRO(), () => store.dbRO().query("VACUUM INTO ?").run(partial));
+    // VACUUM INTO writes the page size asked on its connection: a file made with 4 KB pages is copied with today's.
+    runOnReader(store.dbRO(), () => {
+      store.dbRO().run(`PRAGMA page_size = ${PAGE_SIZE}`);
+      store.dbRO().query("VACUUM INTO ?").run(partial);
+    });
     // A replaced database's -wal and -shm belong to the old file: left beside the new one they would be replayed into it.
     for (const companion of ["-wal", "-shm"]) rmSync(`${target}${companion}`, { force: true });
     renameSync(partial, target);

@@ -82,6 +82,29 @@ describe("gllam backup", () => {
       await writer.exited;
     }
   });
+
+  test("a file with 4 KB pages is copied with 16 KB pages, everything in it", () => {
+    const db = join(dir, "small-pages.db");
+    const made = new Database(db);
+    made.run("PRAGMA page_size = 4096");
+    made.run("PRAGMA journal_mode = WAL");
+    made.close();
+    expect(gllam(["seed", "--db", db]).code).toBe(0);
+    expect(gllam(["fact", "add", "Laptop", "owned_by", "Ann", "--db", db]).code).toBe(0);
+    const out = join(dir, "small-pages-copy.db");
+    expect(gllam(["backup", out, "--db", db]).code).toBe(0);
+    const pageSize = (path: string) => {
+      const file = new Database(path, { readonly: true });
+      try {
+        return (file.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+      } finally {
+        file.close();
+      }
+    };
+    expect(pageSize(db)).toBe(4096);
+    expect(pageSize(out)).toBe(16_384);
+    expect(gllam(["export", "--db", out]).stdout).toBe(gllam(["export", "--db", db]).stdout);
+  });
 });
 
 describe("gllam doctor", () => {

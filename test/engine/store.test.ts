@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
+import { PAGE_SIZE } from "../../src/engine/connections.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, Store } from "../../src/engine/store.ts";
 import { initSchema } from "../../src/engine/schema.ts";
 import { expectGllamError, makeTempDir } from "../helpers.ts";
@@ -28,7 +29,26 @@ describe("Store connections", () => {
     expect(pragma(db, "foreign_keys")).toBe(1);
     expect(pragma(db, "busy_timeout")).toBe(DEFAULT_BUSY_TIMEOUT_MS);
     expect(pragma(db, "wal_autocheckpoint")).toBe(1000);
+    expect(pragma(db, "page_size")).toBe(PAGE_SIZE);
+    expect(pragma(store.dbRO(), "page_size")).toBe(PAGE_SIZE);
     store.close();
+  });
+
+  test("a file made with 4 KB pages keeps them: it opens, takes writes and reads them back", async () => {
+    const path = freshPath();
+    const made = new Database(path);
+    made.run("PRAGMA page_size = 4096");
+    made.run("PRAGMA journal_mode = WAL");
+    made.close();
+    const store = await openInitialised(path);
+    for (const id of ["before", "after"]) store.db().run("INSERT INTO sessions (scope, id, created_at) VALUES ('default', ?, 1)", [id]);
+    expect(pragma(store.db(), "page_size")).toBe(4096);
+    expect(store.dbRO().query("SELECT id FROM sessions ORDER BY id").all()).toEqual([{ id: "after" }, { id: "before" }]);
+    store.close();
+    const reopened = new Database(path, { readonly: true });
+    expect(pragma(reopened, "page_size")).toBe(4096);
+    expect(pragma(reopened, "integrity_check")).toBe("ok");
+    reopened.close();
   });
 
   test("the read handle is query_only and refuses writes", async () => {

@@ -1,8 +1,9 @@
 import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PAGE_SIZE } from "../../src/engine/connections.ts";
 import { walSizeBytes } from "../../src/engine/wal.ts";
-import { INGEST_AUTOCHECKPOINT_PAGES, ingestFiles } from "../../src/episodic/ingest.ts";
+import { INGEST_WAL_BYTES, ingestFiles } from "../../src/episodic/ingest.ts";
 import { tinyEmbedder } from "../semantic/fixtures.ts";
 import { makeTempDir, openTempGllam } from "../helpers.ts";
 
@@ -50,8 +51,8 @@ test("an ingest writes with its own page cache and checkpoint threshold, restore
     const during: ReturnType<typeof pragmas>[] = [];
     await ingestFiles(gllam.store, FILES.slice(0, 1), {}, () => during.push(pragmas(gllam)));
     expect(during.length).toBeGreaterThan(0);
-    // 64 MiB of cache (negative: KiB); auto-checkpoint at 16,384 pages, or off as the replicator set it.
-    for (const seen of during) expect(seen).toEqual({ cache: -65536, autocheckpoint: checkpoints === "external" ? 0 : INGEST_AUTOCHECKPOINT_PAGES });
+    // 64 MiB of cache (negative: KiB); auto-checkpoint at 256 MiB of WAL (16,384 pages of 16 KiB), or off as the replicator set it.
+    for (const seen of during) expect(seen).toEqual({ cache: -65536, autocheckpoint: checkpoints === "external" ? 0 : INGEST_WAL_BYTES / PAGE_SIZE });
     expect(pragmas(gllam)).toEqual(before);
     expect(before.autocheckpoint).toBe(checkpoints === "external" ? 0 : 1000);
     gllam.close();
