@@ -39,9 +39,9 @@ export const PAGE_SIZE = 16_384;
 
 /** Pragmas of the single writer connection (DESIGN.md "Store"); busy_timeout first so the rest can wait. */
 const WRITER_PRAGMAS = [
+  OPEN_BUSY_TIMEOUT,
   // Before journal_mode: switching a new file to WAL writes its header, which fixes the page size.
   `PRAGMA page_size = ${PAGE_SIZE}`,
-  OPEN_BUSY_TIMEOUT,
   "PRAGMA journal_mode = WAL",
   "PRAGMA synchronous = NORMAL",
   "PRAGMA foreign_keys = ON",
