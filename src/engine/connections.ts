@@ -29,10 +29,11 @@ const OPEN_BUSY_TIMEOUT = `PRAGMA busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`;
 /**
  * The page size of a new file (SQLite's default is 4 KB). A static KNN at a million episodes reads
  * ~27 MB of vec0 chunks, 128 KB blobs that SQLite reads one overflow page at a time past the
- * reader's map: with 4 KB pages that was ~6,900 page reads and ~20 ms of a 28 ms scan. On copies of
- * one 1M file (VACUUM INTO, alternated): the scan 26 -> 17-18 ms at 16 KB (16-17 at 64 KB), exact
- * KNN 437-455 -> 367-383 ms, recall p50 29-31 -> 21-23 ms (64 KB: 23-26, its point reads cost more);
- * a seeded file 2.8 -> 4.0 MB (64 KB: 8.7). An existing file keeps its pages; `gllam backup` writes
+ * reader's map: with 4 KB pages that was ~6,900 page reads and ~20 ms of a 28 ms scan (on VACUUM
+ * INTO copies of one 1M file, the blobs' read 17-21 -> 8-11 ms at 16 KB, 5-6 at 64 KB). On three 1M
+ * files built with each size and queried alternately: the scan 26 -> 17-18 ms at 16 KB (16-17 at
+ * 64 KB), exact KNN 437-455 -> 367-383 ms, recall p50 29-31 -> 21-23 ms (64 KB: 23-26, its point
+ * reads cost more); a seeded file 2.8 -> 4.0 MB (64 KB: 8.7); addEdge 9% slower. An existing file keeps its pages; `gllam backup` writes
  * a copy with these (docs/scale-history.md, "Pages of 16 KB").
  */
 export const PAGE_SIZE = 16_384;
