@@ -19,7 +19,7 @@ import { shareStaticKnn } from "../episodic/knn-beside.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
-import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, rankPositions, sortByScore } from "./fusion.ts";
+import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, neighbourContenders, rankPositions, sortByScore, speakerFactors } from "./fusion.ts";
 import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "./query-text.ts";
 
 /** Fusion settings; the defaults were chosen on the benchmarks' dev split (bench/retrieval/tune.ts). */
@@ -178,6 +178,24 @@ function canUseVectors(store: Store, embedder: Embedder, scope: string): boolean
   }
 }
 
+/**
+ * What the boosts read: the neighbours of the candidates that can still reach the top k
+ * (neighbourContenders), and the speakers of the candidates when the query names one (with the
+ * neighbours' too when every candidate's neighbours were read: then one of them might reach it).
+ */
+function readBoostInputs(db: Database, fused: Map<number, number>, k: number, filter: EpisodeFilter, tuning: SearchTuning, named: string[], lookups?: EpisodeLookups) {
+  const bySpeaker = named.length > 0 && tuning.speakerBoost !== 0;
+  const speakers = bySpeaker ? speakersOf(db, [...fused.keys()], lookups?.speakers) : new Map<number, string>();
+  if (tuning.neighbourWeight === 0) return { neighbours: new Map<number, number[]>(), speakers };
+  const factorOf = speakerFactors(speakers, named, tuning.speakerBoost);
+  const contenders = neighbourContenders(fused, k, tuning.neighbourWeight, factorOf, bySpeaker ? 1 + tuning.speakerBoost : 1);
+  const neighbours = episodeNeighbours(db, contenders ?? [...fused.keys()], filter, lookups?.neighbours);
+  if (bySpeaker && contenders === undefined) {
+    for (const [id, speaker] of speakersOf(db, [...neighbours.keys()].filter((id) => !speakers.has(id)), lookups?.speakers)) speakers.set(id, speaker);
+  }
+  return { neighbours, speakers };
+}
+
 export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query: string, options: SearchEpisodesOptions = {}): Promise<EpisodeSearchResult> {
   const k = options.k ?? 10;
   if (!Number.isInteger(k) || k < 1 || k > 1000) throw new GllamError("E_BAD_INPUT", `k must be an integer in 1..1000, got ${k}`);
@@ -219,8 +237,7 @@ export async function searchEpisodes(store: Store, tiers: EmbeddingTiers, query:
     ],
     tuning.rrfK,
   );
-  const neighbours = tuning.neighbourWeight > 0 ? episodeNeighbours(db, [...fused.keys()], filter, options.lookups?.neighbours) : new Map<number, number[]>();
-  const speakers = speakersOf(db, [...fused.keys(), ...neighbours.keys()], options.lookups?.speakers);
+  const { neighbours, speakers } = readBoostInputs(db, fused, k, filter, tuning, split.speakers, options.lookups);
   const boosted = boostBySpeaker(boostByNeighbours(fused, neighbours, tuning.neighbourWeight), speakers, split.speakers, tuning.speakerBoost);
   const top = sortByScore(boosted).slice(0, k);
   const bm25Ranks = rankPositions(bm25Ids);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, rankGroups, sortByScore } from "../../src/retrieval/fusion.ts";
+import { seededRandom } from "../../src/bench/random.ts";
+import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, neighbourContenders, rankGroups, sortByScore, speakerFactors } from "../../src/retrieval/fusion.ts";
 import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "../../src/retrieval/query-text.ts";
 
 describe("fusion", () => {
@@ -22,6 +23,71 @@ describe("fusion", () => {
   test("speaker boost multiplies only the named speakers' items", () => {
     const out = boostBySpeaker(new Map([[1, 1], [2, 1]]), new Map([[1, "Ann"], [2, "Bob"]]), ["Ann"], 0.5);
     expect([...out]).toEqual([[1, 1.5], [2, 1]]);
+  });
+
+  // Turns 0..n-1 in sessions of random lengths; a turn's neighbours are the turns before and after it in its session.
+  function randomSearch(seed: number) {
+    const random = seededRandom(seed);
+    const n = 400 + random.int(400);
+    const sessionOf: number[] = [];
+    for (let session = 0; sessionOf.length < n; session++) for (let i = 1 + random.int(30); i > 0 && sessionOf.length < n; i--) sessionOf.push(session);
+    const speakerOf = new Map(sessionOf.map((_, id) => [id, ["Ann", "Bob", "Cy"][random.int(3)]!]));
+    const list = (length: number) => Array.from({ length }, () => random.int(n));
+    const fused = fuseReciprocalRanks(
+      [
+        { name: "bm25", weight: 1, ids: [...new Set(list(1 + random.int(120)))] },
+        { name: "static", weight: 0.03 + random.next() * 0.3, ids: [...new Set(list(random.int(120)))] },
+      ],
+      60,
+    );
+    const named = random.next() < 0.5 ? [] : ["Ann", "Bob", "Cy"].slice(random.int(3), 3);
+    return { sessionOf, speakerOf, fused, named, k: 1 + random.int(30), weight: random.pick([0.05, 0.05, 0.2, 1, 5])!, boost: random.pick([0, 0.5, 2])! };
+  }
+  const adjacency = (sessionOf: number[], ids: number[]) => {
+    const neighbours = new Map<number, number[]>();
+    const add = (a: number, b: number) => neighbours.set(a, [...new Set([...(neighbours.get(a) ?? []), b])]);
+    for (const id of ids) for (const other of [id - 1, id + 1]) if (sessionOf[other] === sessionOf[id]) (add(id, other), add(other, id));
+    return neighbours;
+  };
+  const topK = (scores: Map<number, number>, k: number) => sortByScore(scores).slice(0, k).map((id) => [id, scores.get(id)]);
+
+  test("the neighbours of the contenders alone give the same top k, with the same scores, as every candidate's", () => {
+    let pruned = 0;
+    let fallbacks = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const { sessionOf, speakerOf, fused, named, k, weight, boost } = randomSearch(seed);
+      const all = boostBySpeaker(boostByNeighbours(fused, adjacency(sessionOf, [...fused.keys()]), weight), speakerOf, named, boost);
+      const bySpeaker = named.length > 0 && boost !== 0;
+      const candidateSpeakers = new Map([...fused.keys()].map((id) => [id, speakerOf.get(id)!]));
+      const contenders = neighbourContenders(fused, k, weight, speakerFactors(candidateSpeakers, named, boost), bySpeaker ? 1 + boost : 1);
+      if (contenders === undefined) {
+        fallbacks++;
+        continue;
+      }
+      if (contenders.length < fused.size) pruned++;
+      // Only the candidates' speakers are known here, as in a search that prunes.
+      const some = boostBySpeaker(boostByNeighbours(fused, adjacency(sessionOf, contenders), weight), candidateSpeakers, named, boost);
+      expect(topK(some, k)).toEqual(topK(all, k));
+    }
+    // Most searches prune, and large weights (a non-candidate could win) fall back.
+    expect(pruned).toBeGreaterThan(150);
+    expect(fallbacks).toBeGreaterThan(20);
+  });
+
+  test.each([
+    ["fewer items than k", new Map([[1, 1], [2, 0.5]]), 3, 0.05, 1],
+    ["a lift that could make a non-candidate win", new Map([[1, 1], [2, 0.1]]), 2, 0.2, 1],
+    ["a negative weight", new Map([[1, 1], [2, 0.5]]), 1, -0.1, 1],
+    ["a factor below 1", new Map([[1, 1], [2, 0.5]]), 1, 0.05, 0.5],
+  ])("every candidate's neighbours are needed with %s", (_, scores, k, weight, maxFactor) => {
+    expect(neighbourContenders(scores, k, weight, () => 1, maxFactor)).toBeUndefined();
+  });
+
+  test("a candidate that cannot reach the k-th score with the largest lift is no contender", () => {
+    // k-th (2nd) score 0.8; the lift is 0.05 x 1: 0.5 + 0.05 < 0.8, 0.76 + 0.05 >= 0.8.
+    expect(neighbourContenders(new Map([[1, 1], [2, 0.8], [3, 0.76], [4, 0.5]]), 2, 0.05, () => 1, 1)).toEqual([1, 2, 3]);
+    // A named speaker's turn counts with its factor: 0.5 x 2 makes the k-th score 1, which 2 and 3 cannot reach.
+    expect(neighbourContenders(new Map([[1, 1], [2, 0.8], [3, 0.76], [4, 0.5]]), 2, 0.05, (id) => (id === 4 ? 2 : 1), 2)).toEqual([1, 4]);
   });
 
   test("groups rank by their best item plus a decaying share of the rest", () => {
