@@ -54,21 +54,23 @@ export function boostBySpeaker(scores: Map<number, number>, speakerOf: Map<numbe
 }
 
 /**
- * The items whose neighbours can change the top k of boostBySpeaker(boostByNeighbours(scores)), or
- * undefined when any turn might (then every item's are needed). The boosts only raise a score: by
- * at most weight x the best score, then times the item's speaker factor (factorOf, at most
- * maxFactor). So an item whose score with the largest lift stays below the k-th score before the
- * boosts cannot reach the top k, and a turn that is no item (score 0) cannot when the lift times
- * maxFactor stays below it. Exact: the same top k with the same scores as reading every item's
- * neighbours. (At 1M episodes those of ~250 candidates cost ~3 ms a search; a few dozen contend.)
+ * The items that can still be in the top k of boostBySpeaker(boostByNeighbours(scores)), or
+ * undefined when any turn might (then every item's neighbours and speaker are needed). The boosts
+ * only raise a score: by at most weight x the best score, then times the item's speaker factor
+ * (factorOf; undefined where the speaker is not read yet, then anything from 1 to maxFactor). So an
+ * item whose score with the largest lift and factor stays below the k-th score with neither cannot
+ * reach the top k, and a turn that is no item (score 0) cannot when the lift times maxFactor stays
+ * below it. Only those that can need their neighbours and speakers read; with the speakers of the
+ * first answer's, a second answer is as short or shorter. Exact: the same top k with the same scores
+ * as with every item's. (At 1M episodes reading those of ~150 candidates cost ~1.5-3 ms a search.)
  */
-export function neighbourContenders(scores: Map<number, number>, k: number, weight: number, factorOf: (id: number) => number, maxFactor: number): number[] | undefined {
-  // (A negative weight or a factor below 1 could lower a score: then every item's are needed.)
-  if (scores.size < k || !(weight >= 0) || !(maxFactor >= 1)) return undefined;
-  const kth = [...scores].map(([id, score]) => score * factorOf(id)).sort((a, b) => b - a)[k - 1]!;
-  const lift = weight * Math.max(0, ...scores.values());
+export function boostContenders(scores: Map<number, number>, k: number, weight: number, factorOf: (id: number) => number | undefined, maxFactor: number): number[] | undefined {
+  // (A negative score, weight or factor below 1 could turn a lift into a fall: then every item is read.)
+  if (scores.size < k || !(weight >= 0) || !(maxFactor >= 1) || Math.min(...scores.values()) < 0) return undefined;
+  const kth = [...scores].map(([id, score]) => score * (factorOf(id) ?? 1)).sort((a, b) => b - a)[k - 1]!;
+  const lift = weight * Math.max(...scores.values());
   if (lift * maxFactor >= kth) return undefined;
-  return [...scores].filter(([id, score]) => (score + lift) * factorOf(id) >= kth).map(([id]) => id);
+  return [...scores].filter(([id, score]) => (score + lift) * (factorOf(id) ?? maxFactor) >= kth).map(([id]) => id);
 }
 
 /**

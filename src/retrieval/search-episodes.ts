@@ -19,7 +19,7 @@ import { shareStaticKnn } from "../episodic/knn-beside.ts";
 import { knnStaticEpisodes, staticTierState, type StaticTierState } from "../episodic/static-vectors.ts";
 import { knnEpisodes, type EpisodeHit } from "../episodic/vectors.ts";
 import { assertSameEmbeddingModel } from "../semantic/node-vectors.ts";
-import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, neighbourContenders, rankPositions, sortByScore, speakerFactors } from "./fusion.ts";
+import { boostByNeighbours, boostBySpeaker, boostContenders, fuseReciprocalRanks, rankPositions, sortByScore, speakerFactors } from "./fusion.ts";
 import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "./query-text.ts";
 
 /** Fusion settings; the defaults were chosen on the benchmarks' dev split (bench/retrieval/tune.ts). */
@@ -179,20 +179,25 @@ function canUseVectors(store: Store, embedder: Embedder, scope: string): boolean
 }
 
 /**
- * What the boosts read: the neighbours of the candidates that can still reach the top k
- * (neighbourContenders), and the speakers of the candidates when the query names one (with the
- * neighbours' too when every candidate's neighbours were read: then one of them might reach it).
+ * What the boosts read: the speakers (when the query names one) and neighbours of the candidates
+ * that can still reach the top k (boostContenders, asked before and after reading the speakers), or
+ * of every candidate and neighbour when a turn that is no candidate might reach it.
  */
 function readBoostInputs(db: Database, fused: Map<number, number>, k: number, filter: EpisodeFilter, tuning: SearchTuning, named: string[], lookups?: EpisodeLookups) {
   const bySpeaker = named.length > 0 && tuning.speakerBoost !== 0;
-  const speakers = bySpeaker ? speakersOf(db, [...fused.keys()], lookups?.speakers) : new Map<number, string>();
+  const speakers = new Map<number, string>();
+  const readSpeakers = (ids: number[]) => {
+    if (bySpeaker) for (const [id, speaker] of speakersOf(db, ids.filter((id) => !speakers.has(id)), lookups?.speakers)) speakers.set(id, speaker);
+  };
+  const factor = speakerFactors(speakers, named, tuning.speakerBoost);
+  const contenders = (factorOf: (id: number) => number | undefined) => boostContenders(fused, k, tuning.neighbourWeight, factorOf, bySpeaker ? 1 + tuning.speakerBoost : 1);
+  const reachable = contenders(() => (bySpeaker ? undefined : 1));
+  readSpeakers(reachable ?? [...fused.keys()]);
+  // With their speakers read, fewer may reach it.
+  const ids = reachable && bySpeaker ? contenders((id) => (speakers.has(id) ? factor(id) : undefined)) : reachable;
   if (tuning.neighbourWeight === 0) return { neighbours: new Map<number, number[]>(), speakers };
-  const factorOf = speakerFactors(speakers, named, tuning.speakerBoost);
-  const contenders = neighbourContenders(fused, k, tuning.neighbourWeight, factorOf, bySpeaker ? 1 + tuning.speakerBoost : 1);
-  const neighbours = episodeNeighbours(db, contenders ?? [...fused.keys()], filter, lookups?.neighbours);
-  if (bySpeaker && contenders === undefined) {
-    for (const [id, speaker] of speakersOf(db, [...neighbours.keys()].filter((id) => !speakers.has(id)), lookups?.speakers)) speakers.set(id, speaker);
-  }
+  const neighbours = episodeNeighbours(db, ids ?? [...fused.keys()], filter, lookups?.neighbours);
+  if (!ids) readSpeakers([...neighbours.keys()]);
   return { neighbours, speakers };
 }
 

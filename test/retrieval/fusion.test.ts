@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { seededRandom } from "../../src/bench/random.ts";
-import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, neighbourContenders, rankGroups, sortByScore, speakerFactors } from "../../src/retrieval/fusion.ts";
+import { boostByNeighbours, boostBySpeaker, fuseReciprocalRanks, boostContenders, rankGroups, sortByScore, speakerFactors } from "../../src/retrieval/fusion.ts";
 import { ftsMatchExpression, queryTerms, splitSpeakerTerms } from "../../src/retrieval/query-text.ts";
 
 describe("fusion", () => {
@@ -51,22 +51,25 @@ describe("fusion", () => {
   };
   const topK = (scores: Map<number, number>, k: number) => sortByScore(scores).slice(0, k).map((id) => [id, scores.get(id)]);
 
-  test("the neighbours of the contenders alone give the same top k, with the same scores, as every candidate's", () => {
+  test("the speakers and neighbours of the contenders alone give the same top k, with the same scores, as every candidate's", () => {
     let pruned = 0;
     let fallbacks = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const { sessionOf, speakerOf, fused, named, k, weight, boost } = randomSearch(seed);
       const all = boostBySpeaker(boostByNeighbours(fused, adjacency(sessionOf, [...fused.keys()]), weight), speakerOf, named, boost);
-      const bySpeaker = named.length > 0 && boost !== 0;
-      const candidateSpeakers = new Map([...fused.keys()].map((id) => [id, speakerOf.get(id)!]));
-      const contenders = neighbourContenders(fused, k, weight, speakerFactors(candidateSpeakers, named, boost), bySpeaker ? 1 + boost : 1);
-      if (contenders === undefined) {
+      const maxFactor = named.length > 0 ? 1 + boost : 1;
+      // As a search asks: with no speaker read, then with the speakers of the first answer's.
+      const reachable = boostContenders(fused, k, weight, () => (named.length > 0 ? undefined : 1), maxFactor);
+      if (reachable === undefined) {
         fallbacks++;
         continue;
       }
+      const known = new Map(reachable.map((id) => [id, speakerOf.get(id)!]));
+      const factor = speakerFactors(known, named, boost);
+      const contenders = boostContenders(fused, k, weight, (id) => (known.has(id) ? factor(id) : undefined), maxFactor)!;
+      expect(contenders.every((id) => known.has(id))).toBe(true);
       if (contenders.length < fused.size) pruned++;
-      // Only the candidates' speakers are known here, as in a search that prunes.
-      const some = boostBySpeaker(boostByNeighbours(fused, adjacency(sessionOf, contenders), weight), candidateSpeakers, named, boost);
+      const some = boostBySpeaker(boostByNeighbours(fused, adjacency(sessionOf, contenders), weight), known, named, boost);
       expect(topK(some, k)).toEqual(topK(all, k));
     }
     // Most searches prune, and large weights (a non-candidate could win) fall back.
@@ -79,15 +82,18 @@ describe("fusion", () => {
     ["a lift that could make a non-candidate win", new Map([[1, 1], [2, 0.1]]), 2, 0.2, 1],
     ["a negative weight", new Map([[1, 1], [2, 0.5]]), 1, -0.1, 1],
     ["a factor below 1", new Map([[1, 1], [2, 0.5]]), 1, 0.05, 0.5],
+    ["a negative score", new Map([[1, 1], [2, -0.5]]), 1, 0.05, 1],
   ])("every candidate's neighbours are needed with %s", (_, scores, k, weight, maxFactor) => {
-    expect(neighbourContenders(scores, k, weight, () => 1, maxFactor)).toBeUndefined();
+    expect(boostContenders(scores, k, weight, () => 1, maxFactor)).toBeUndefined();
   });
 
   test("a candidate that cannot reach the k-th score with the largest lift is no contender", () => {
     // k-th (2nd) score 0.8; the lift is 0.05 x 1: 0.5 + 0.05 < 0.8, 0.76 + 0.05 >= 0.8.
-    expect(neighbourContenders(new Map([[1, 1], [2, 0.8], [3, 0.76], [4, 0.5]]), 2, 0.05, () => 1, 1)).toEqual([1, 2, 3]);
+    expect(boostContenders(new Map([[1, 1], [2, 0.8], [3, 0.76], [4, 0.5]]), 2, 0.05, () => 1, 1)).toEqual([1, 2, 3]);
     // A named speaker's turn counts with its factor: 0.5 x 2 makes the k-th score 1, which 2 and 3 cannot reach.
-    expect(neighbourContenders(new Map([[1, 1], [2, 0.8], [3, 0.76], [4, 0.5]]), 2, 0.05, (id) => (id === 4 ? 2 : 1), 2)).toEqual([1, 4]);
+    expect(boostContenders(new Map([[1, 1], [2, 0.8], [3, 0.76], [4, 0.5]]), 2, 0.05, (id) => (id === 4 ? 2 : 1), 2)).toEqual([1, 4]);
+    // A speaker not read yet may have any factor up to the largest: (0.3 + 0.01) x 2 cannot reach 0.8 (the k-th score), (0.5 + 0.01) x 2 can.
+    expect(boostContenders(new Map([[1, 1], [2, 0.8], [3, 0.3], [4, 0.5]]), 2, 0.01, () => undefined, 2)).toEqual([1, 2, 4]);
   });
 
   test("groups rank by their best item plus a decaying share of the rest", () => {
