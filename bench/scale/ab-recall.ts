@@ -1,0 +1,51 @@
+// Recall by two checkouts' engines in one process, on one file opened read-only by each, the
+// questions alternated between them (A then B, then B then A): a change is measured against the
+// same page cache and the same minute, which runs of `gllam bench scale` a few minutes apart are
+// not (this machine's speed moves more than most changes). Also says for how many recalls both
+// returned the same episodes with the same scores (an exact change: all of them).
+//   git worktree add /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules
+//   bun bench/scale/ab-recall.ts FILE /tmp/base [WORK=.] [ROUNDS=3] [DATA] [QUESTIONS=100]
+import { resolve } from "node:path";
+
+const [file, base, work = ".", rounds = "3", data = "../shared/data/locomo/locomo_dev5.json", count = "100"] = process.argv.slice(2);
+if (!file || !base) throw new Error("usage: bun bench/scale/ab-recall.ts FILE BASE_CHECKOUT [WORK_CHECKOUT] [ROUNDS] [DATA] [QUESTIONS]");
+
+type Side = { name: string; recall(text: string): Promise<{ episodes: { episodeId: number; score: number }[] }>; close(): void; times: number[] };
+
+async function openSide(checkout: string): Promise<Side & { questions: string[] }> {
+  const dir = resolve(checkout);
+  const { parseJsonText } = await import(`${dir}/src/episodic/formats/json-text.ts`);
+  const { readQuestions } = await import(`${dir}/src/bench/scale.ts`);
+  const { Gllam } = await import(`${dir}/src/gllam/gllam.ts`);
+  const { ensureStaticTableNoisily, loadStaticEmbedder } = await import(`${dir}/src/gllam/open.ts`);
+  const staticEmbedder = loadStaticEmbedder(await ensureStaticTableNoisily());
+  const questions: { text: string }[] = readQuestions(parseJsonText(await Bun.file(data).text(), data), Number(count));
+  const gllam = await Gllam.open(file!, { readOnly: true, embedder: staticEmbedder, staticEmbedder });
+  return { name: dir, questions: questions.map((q) => q.text), recall: (text) => gllam.recall(text), close: () => gllam.close(), times: [] };
+}
+
+const a = await openSide(base);
+const b = await openSide(work);
+try {
+  for (const text of a.questions.slice(0, 5)) for (const side of [a, b]) await side.recall(text);
+  let same = 0;
+  for (let round = 0; round < Number(rounds); round++) {
+    for (const [i, text] of a.questions.entries()) {
+      const answers: string[] = [];
+      for (const side of (i + round) % 2 === 0 ? [a, b] : [b, a]) {
+        const started = performance.now();
+        const result = await side.recall(text);
+        side.times.push(performance.now() - started);
+        answers.push(JSON.stringify(result.episodes.map((hit) => [hit.episodeId, hit.score])));
+      }
+      if (answers[0] === answers[1]) same++;
+    }
+  }
+  const at = (times: number[], p: number) => [...times].sort((x, y) => x - y)[Math.floor((times.length - 1) * p)]!;
+  const mean = (times: number[]) => times.reduce((sum, t) => sum + t, 0) / times.length;
+  for (const side of [a, b]) console.log(`${side.name}: recall p50 ${at(side.times, 0.5).toFixed(2)} ms, p95 ${at(side.times, 0.95).toFixed(2)}, mean ${mean(side.times).toFixed(2)}`);
+  console.log(`same episodes and scores: ${same} of ${a.times.length} recalls`);
+} finally {
+  a.close();
+  b.close();
+}
