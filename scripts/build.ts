@@ -5,11 +5,11 @@
  * a minute, once); GLLAM_STATIC_TABLE names another table file to embed. scripts/release.ts builds
  * every platform's executable with the same `compileGllam`.
  */
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import type { BuildInfo } from "../src/cli/version.ts";
-import { EMBEDDED_TABLE_NAME, ensureStaticTable } from "../src/embed/static/bundled-table.ts";
+import { embeddedTableName, ensureStaticTable } from "../src/embed/static/bundled-table.ts";
 import { targetName, VEC_TARGETS, type Target } from "../src/engine/vec-extension.ts";
 
 const REPO_ROOT = join(import.meta.dir, "..");
@@ -71,11 +71,12 @@ function vecLibraryPlugin(target: Target, library: string): BunPlugin {
 export async function compileGllam(options: CompileOptions): Promise<number> {
   const { outfile, target } = options;
   rmSync(outfile, { force: true });
-  // Embedded under its fixed name, where src/embed/static/bundled-table.ts looks for it.
+  // Embedded under a name made from its bytes, which src/embed/static/bundled-table.ts looks for.
   const staging = join(STAGING, target);
   mkdirSync(staging, { recursive: true });
-  const table = join(staging, EMBEDDED_TABLE_NAME);
-  copyFileSync(options.staticTable ?? (await ensureStaticTable()), table);
+  const tableBytes = readFileSync(options.staticTable ?? (await ensureStaticTable()));
+  const table = join(staging, embeddedTableName(tableBytes));
+  writeFileSync(table, tableBytes);
   const result = await Bun.build({
     // Failures come back as logs, reported below with the target.
     throw: false,

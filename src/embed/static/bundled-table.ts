@@ -5,17 +5,21 @@
  * per process (synchronously: ingest embeds inside its write transaction).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { basename, isAbsolute, relative } from "node:path";
 import wordListText from "../../../assets/wordlist/en-subtlex-us-30k.txt" with { type: "text" };
-import { findCacheFile, writeCacheFile } from "../../engine/cache-files.ts";
-import { embeddedPath } from "../../engine/embedded.ts";
+import { cacheDirs, findCacheFile, writeCacheFile } from "../../engine/cache-files.ts";
+import { embeddedPath, isEmbeddedPath } from "../../engine/embedded.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { planStaticTable, staticPlanHash, type StaticTablePlan } from "./plan.ts";
 import { createStaticEmbedder, type StaticEmbedder } from "./static-embedder.ts";
 import { decodeStaticTable, encodeStaticTable, parseWordList } from "./table.ts";
 
-/** The table's file name inside the compiled executable (scripts/build.ts embeds it). */
-export const EMBEDDED_TABLE_NAME = "static-table.bin";
-const EMBEDDED_TABLE_PATH = embeddedPath(EMBEDDED_TABLE_NAME);
+/**
+ * The table's file name inside the compiled executable (scripts/build.ts embeds it under it): named
+ * by its bytes' hash, so the copy in the cache folder (readTableBytes) is named without reading them.
+ */
+export const embeddedTableName = (bytes: Uint8Array): string => `static-table-embedded-${Bun.hash(bytes).toString(16)}.bin`;
+const EMBEDDED_TABLE = /^static-table-embedded-[0-9a-f]+\.bin$/;
 /** Every piece of the bundled model's vocabulary. */
 const MODEL_PIECES = 8000;
 /** Half the model's 512: 1.5x the speed and half the size, the same fused recall (README, Embeddings). */
@@ -38,7 +42,8 @@ export function locateStaticTable(env: Record<string, string | undefined> = proc
     if (!existsSync(named)) throw new GllamError("E_CONFIG", `GLLAM_STATIC_TABLE names ${named}, which does not exist`);
     return named;
   }
-  if (Bun.embeddedFiles.some((file) => (file as Blob & { name?: string }).name === EMBEDDED_TABLE_NAME)) return EMBEDDED_TABLE_PATH;
+  const embedded = Bun.embeddedFiles.map((file) => (file as Blob & { name?: string }).name ?? "").find((name) => EMBEDDED_TABLE.test(name));
+  if (embedded) return embeddedPath(embedded);
   return findCacheFile(cachedTableName(bundledStaticPlan()));
 }
 
@@ -69,10 +74,51 @@ export function loadStaticEmbedder(path?: string): StaticEmbedder {
   if (!file) throw new GllamError("E_EMBEDDER", "the static embedding table is not built yet: run `bun run distill` (or any ingest, which builds it)");
   let embedder = loaded.get(file);
   if (!embedder) {
-    const table = decodeStaticTable(new Uint8Array(readFileSync(file)), file);
+    const table = decodeStaticTable(readTableBytes(file), file);
     // The spec names the file, so that workers load this table whatever their environment says.
     embedder = createStaticEmbedder(table, { kind: "static", path: file });
     loaded.set(file, embedder);
   }
   return embedder;
+}
+
+/** The file mapped read-only (copy-on-write), or undefined where it cannot be (a file others own, a platform without mmap). */
+function mapFile(path: string): Uint8Array | undefined {
+  try {
+    return Bun.mmap(path, { shared: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a file lies in one of the cache folders: written whole by a rename and never changed in place, so safe to map. */
+function inCacheFolder(path: string): boolean {
+  return cacheDirs().some((dir) => {
+    const inside = relative(dir, path);
+    return inside !== "" && !inside.startsWith("..") && !isAbsolute(inside);
+  });
+}
+
+/**
+ * A table file's bytes. Reading the ~10 MB of the bundled table cost a fresh process ~70 ms, and a
+ * copy in each thread that embeds: a file in the cache folder is mapped instead, its pages read
+ * from the page cache as rows are used, once for every process and worker. The table inside the
+ * executable cannot be mapped: it is copied out to the cache folder once, under its own name, and
+ * that copy is mapped (read as before when no cache folder takes it). A file named by
+ * GLLAM_STATIC_TABLE is read: it is the user's, and a mapped file changed in place would crash.
+ */
+export function readTableBytes(file: string): Uint8Array {
+  if (isEmbeddedPath(file)) {
+    const name = basename(file.replaceAll("\\", "/"));
+    let copy = findCacheFile(name, Bun.file(file).size);
+    if (!copy) {
+      try {
+        copy = writeCacheFile(name, readFileSync(file), { errorCode: "E_EMBEDDER", what: "the static embedding table out of the executable" });
+      } catch {
+        // No cache folder takes it: read from the executable as before.
+      }
+    }
+    return (copy ? mapFile(copy) : undefined) ?? new Uint8Array(readFileSync(file));
+  }
+  return (inCacheFolder(file) ? mapFile(file) : undefined) ?? new Uint8Array(readFileSync(file));
 }

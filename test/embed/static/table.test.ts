@@ -29,6 +29,31 @@ describe("the static table file", () => {
     await expectGllamError(() => decodeStaticTable(encodeStaticTable({ ...table, ranks: [1] }), "odd.bin"), "E_EMBEDDER", /inconsistent header/);
   });
 
+  test("rows are views of the file's bytes, not copies; float scales are copied only off a 4-byte boundary", () => {
+    const bytes = encodeStaticTable(table);
+    const back = decodeStaticTable(bytes, "t.bin");
+    expect(back.values.buffer).toBe(bytes.buffer);
+    expect(back.scales.buffer).toBe(bytes.buffer);
+    // The same file one byte into a larger buffer: the scales cannot be a float32 view there.
+    const shifted = new Uint8Array(bytes.length + 1);
+    shifted.set(bytes, 1);
+    const moved = decodeStaticTable(shifted.subarray(1), "shifted.bin");
+    expect(moved.values.buffer).toBe(shifted.buffer);
+    expect(moved.scales.buffer).not.toBe(shifted.buffer);
+    expect([...moved.scales]).toEqual([...back.scales]);
+    expect([...moved.values]).toEqual([...back.values]);
+  });
+
+  test.each([
+    ["words", { words: ["Hello", 7] }, /words: expected an array of strings/],
+    ["ranks", { ranks: [3, 0] }, /ranks: expected an array of integers from 1/],
+    ["pieces", { pieces: [["\u2581a", "x"], [":", null]] }, /pieces: expected an array of \[piece, score or null\] pairs/],
+    ["dims", { dims: 0 }, /dims: /],
+  ])("a header with bad %s is refused, naming the field", async (_, change, message) => {
+    const bytes = encodeStaticTable({ ...table, ...(change as Partial<StaticTable>) });
+    await expectGllamError(() => decodeStaticTable(bytes, "bad.bin"), "E_EMBEDDER", message);
+  });
+
   test("word lists keep the first spelling of each word, in order", () => {
     expect(parseWordList("you\nI\nthe\nThe\n\n  What \nwhat\n")).toEqual(["you", "I", "the", "What"]);
   });
