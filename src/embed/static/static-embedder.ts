@@ -36,7 +36,10 @@ export function zipfWeights(ranks: number[], listSize: number): { weights: Float
   let harmonic = 0;
   for (let r = 1; r <= listSize; r++) harmonic += 1 / r;
   const weight = (rank: number) => A / (A + 1 / (rank * harmonic));
-  return { weights: Float32Array.from(ranks, weight), unknown: weight(listSize + 1) };
+  // Loops, not Float32Array.from with a mapper (~10 ms over 30,000 ranks in a fresh process).
+  const weights = new Float32Array(ranks.length);
+  for (let i = 0; i < ranks.length; i++) weights[i] = weight(ranks[i]!);
+  return { weights, unknown: weight(listSize + 1) };
 }
 
 export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): StaticEmbedder {
@@ -48,7 +51,8 @@ export function createStaticEmbedder(table: StaticTable, spec?: EmbedderSpec): S
   });
   const { weights, unknown } = zipfWeights(table.ranks, table.listSize);
   // Scale and weight folded into one factor per word row.
-  const wordFactor = Float32Array.from(weights, (w, i) => w * scales[pieceRows + i]!);
+  const wordFactor = new Float32Array(weights.length);
+  for (let i = 0; i < weights.length; i++) wordFactor[i] = weights[i]! * scales[pieceRows + i]!;
   // Built on the first word outside the list: a short query often has none, and a fresh CLI process
   // would spend tens of ms on it for nothing.
   let tokenizer: PieceTokenizer | undefined;
