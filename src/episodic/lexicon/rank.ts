@@ -6,7 +6,7 @@
  * tail.ts, scored with the lexicon's own terms. FTS5's bm25() formula and constants.
  */
 import type { Database } from "bun:sqlite";
-import { accumulatePostings, bm25Part, scoreCandidates, type Accumulator, type TermWeights } from "./postings.ts";
+import { accumulatePostings, bm25Part, lowerBound, scoreCandidates, type Accumulator, type TermWeights } from "./postings.ts";
 import { LEXICON_SIZES } from "./build.ts";
 import { boundOrder, boundsLeft, cannotReach, kthScore, rankCandidates, selectCandidates, termBound } from "./prune.ts";
 import { countTail, readTail } from "./tail.ts";
@@ -48,9 +48,8 @@ export function hasLexicon(db: Database, scope: string): boolean {
   return withTables.get(db)! && db.query("SELECT 1 FROM episode_lexicon_blocks WHERE scope = ? LIMIT 1").get(scope) !== null;
 }
 
-/** Per-query arrays over the scope's id range, reused (scores zeroed, rows reset to -1 after each query). */
+/** Per-query arrays over the scope's id range, reused (scores zeroed after each query). */
 let scores = new Float64Array(0);
-let rowOf = new Int32Array(0);
 let touched = new Int32Array(0);
 let slots = new Int32Array(1 << 16);
 let parts = new Float64Array(1 << 16);
@@ -58,7 +57,6 @@ let parts = new Float64Array(1 << 16);
 function reserve(span: number, recorded: number): void {
   if (scores.length < span) {
     scores = new Float64Array(Math.ceil(span * 1.25));
-    rowOf = new Int32Array(scores.length).fill(-1);
     touched = new Int32Array(scores.length);
   }
   if (slots.length < recorded) {
@@ -144,40 +142,43 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   // Each candidate's part of every term, in a row of the table: recorded, or read for the candidates alone.
   const stride = lists.length;
   const table = new Float64Array(candidates.length * stride);
-  for (let c = 0; c < candidates.length; c++) rowOf[candidates[c]!] = c;
   const wasScored = new Set(order.slice(0, scored));
   lists.forEach((list, t) => {
     if (wasScored.has(t)) {
       copyRecorded(candidates, list.from, list.to, table, stride, t);
       return;
     }
+    // Blocks ascend, and so do the candidates: each block starts from the first candidate in its range.
+    let c = 0;
     for (const row of list.rows) {
-      if (!holdsCandidate(candidates, row.block - first, lastOf.get(row.block)! - first)) continue;
-      scoreCandidates(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, first, rowOf, table, stride, t);
+      c = lowerBound(candidates, row.block - first, c);
+      if (c === candidates.length) break;
+      if (candidates[c]! > lastOf.get(row.block)! - first) continue;
+      c = scoreCandidates(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, first, candidates, c, table, stride, t);
     }
     for (let i = 0; i < list.tail.length; i += 4) {
-      const row = rowOf[list.tail[i]! - first]!;
+      c = lowerBound(candidates, list.tail[i]! - first, c);
       const frequency = list.tail[i + 1]! + contextWeight * list.tail[i + 2]!;
-      if (row >= 0 && frequency !== 0) table[row * stride + t] = bm25Part(frequency, list.tail[i + 3]!, list.weights);
+      if (candidates[c] === list.tail[i]! - first && frequency !== 0) table[c * stride + t] = bm25Part(frequency, list.tail[i + 3]!, list.weights);
     }
   });
-  for (const slot of candidates) rowOf[slot] = -1;
   // Every posting is a live episode's: forgetting rewrites the rows of the forgotten turns' terms (forget.ts).
   return rankCandidates(candidates, table, stride, limit).map((slot) => slot + first);
 }
 
 /**
  * The recorded parts [from, to) of a term scored in full, for the candidates among their slots.
- * A term's slots ascend (rows by block, then the tail): few candidates are each found by bisection,
- * many by one pass over the parts.
+ * A term's slots ascend (rows by block, then the tail), as the candidates do: few candidates are
+ * each found by bisection, many by walking both side by side.
  */
 function copyRecorded(candidates: Int32Array, from: number, to: number, table: Float64Array, stride: number, column: number): void {
   const [recordedSlots, recordedParts] = [slots, parts];
   if (candidates.length * 20 > to - from) {
-    const rows = rowOf;
-    for (let r = from; r < to; r++) {
-      const row = rows[recordedSlots[r]!]!;
-      if (row >= 0) table[row * stride + column] = recordedParts[r]!;
+    let c = 0;
+    for (let r = from; r < to && c < candidates.length; r++) {
+      const slot = recordedSlots[r]!;
+      while (c < candidates.length && candidates[c]! < slot) c++;
+      if (candidates[c] === slot) table[c * stride + column] = recordedParts[r]!;
     }
     return;
   }
@@ -192,16 +193,4 @@ function copyRecorded(candidates: Int32Array, from: number, to: number, table: F
     }
     if (lo < to && recordedSlots[lo] === slot) table[c * stride + column] = recordedParts[lo]!;
   }
-}
-
-/** Whether a candidate (ascending slots) lies in [from, to]. */
-function holdsCandidate(candidates: Int32Array, from: number, to: number): boolean {
-  let lo = 0;
-  let hi = candidates.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (candidates[mid]! < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < candidates.length && candidates[lo]! <= to;
 }

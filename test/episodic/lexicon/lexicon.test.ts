@@ -90,6 +90,23 @@ describe("the episode lexicon", () => {
     gllam.close();
   });
 
+  test("a word left to the candidates is read in every block that holds one, past blocks that hold none", async () => {
+    // Two turns alike but for one word, far apart: ranking them needs that word's postings in a
+    // later block, after blocks where it has postings but no candidate.
+    const gllam = await openTempGllam(makeTempDir());
+    const alike = (sessionId: string, word: string) => ({ sessionId, seq: 0, speaker: "Bo", content: `zeppelin over the ${word} today` });
+    const ids = gllam.addEpisodes([...corpus(3), alike("za", "water"), ...corpus(95, 3), alike("zb", "lake"), ...corpus(10, 98)]).ids;
+    maintain(gllam);
+    const db = gllam.dbRO();
+    // Blocks of 64, 32 and 8 turns: the first holds one, the third the other.
+    const spans = blocks(db);
+    const blockOf = (id: number) => spans.findIndex((span) => span.block <= id && id <= span.last_id);
+    expect([blockOf(ids[3]!), blockOf(ids[99]!), spans.length]).toEqual([0, 2, 3]);
+    expect(lexicon(db, ["zeppelin", "lake"], 1)).toEqual([ids[99]!]);
+    for (const limit of [1, 2, 5]) expect(lexicon(db, ["zeppelin", "lake"], limit)).toEqual(rankEveryPosting(db, ["zeppelin", "lake"], limit));
+    gllam.close();
+  });
+
   test("the turns past the blocks, kept between queries, follow appends and forgets", async () => {
     const gllam = await openTempGllam(makeTempDir());
     gllam.addEpisodes(tiedCorpus());
