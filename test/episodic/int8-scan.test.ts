@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { seededRandom } from "../../src/bench/random.ts";
 import { loadVecExtension, resolveVecExtension } from "../../src/engine/vec-extension.ts";
 import { int8Distances, int8Dots, NearestK, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
@@ -157,5 +157,29 @@ describe("scanning a vec0 table's chunks", () => {
     for (let id = 1; id <= 21; id++) db.query("INSERT INTO t (episode_id, scope, embedding) VALUES (?, 'a', vec_int8(?))").run(id, randomInt8(random, 32));
     expect(scanInt8Partitions(db, "t", [["a"]], q, 5)).toEqual(vecKnn(q));
     db.close();
+  });
+
+  test("a scan that copied 8 MB of chunks or more asks for a collection; a smaller one does not", () => {
+    const random = seededRandom(5).next;
+    const db = openVec();
+    db.run("CREATE VIRTUAL TABLE t USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, embedding int8[256] distance_metric=cosine, chunk_size=512)");
+    const insert = db.query("INSERT INTO t (episode_id, scope, embedding) VALUES (?, ?, vec_int8(?))");
+    const row = randomInt8(random, 256);
+    db.transaction(() => {
+      // 66 chunks of 512 vectors of 256 bytes: 8.25 MB in "big", one chunk in "small".
+      for (let id = 1; id <= 66 * 512; id++) insert.run(id, "big", row);
+      for (let id = 1; id <= 100; id++) insert.run(100_000 + id, "small", randomInt8(random, 256));
+    })();
+    const gc = spyOn(Bun, "gc");
+    try {
+      scanInt8Partitions(db, "t", [["small"]], row, 5);
+      expect(gc).not.toHaveBeenCalled();
+      expect(scanInt8Partitions(db, "t", [["big"]], row, 5)).toHaveLength(5);
+      expect(gc).toHaveBeenCalledTimes(1);
+      expect(gc).toHaveBeenCalledWith(false);
+    } finally {
+      gc.mockRestore();
+      db.close();
+    }
   });
 });
