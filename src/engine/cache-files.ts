@@ -21,6 +21,17 @@ export function cacheDirs(): string[] {
   return cacheDirsFor({ env: process.env, home: homedir(), tmp: tmpdir(), uid: process.getuid?.(), path: nodePath });
 }
 
+/**
+ * Whether a path lies in one of the cache folders: files there are written whole by a rename and
+ * never changed in place, so they are safe to map.
+ */
+export function isCacheFile(path: string): boolean {
+  return cacheDirs().some((dir) => {
+    const inside = nodePath.relative(dir, path);
+    return inside !== "" && !inside.startsWith("..") && !nodePath.isAbsolute(inside);
+  });
+}
+
 /** An existing cached file (of this size, when given), first cache folder first. */
 export function findCacheFile(name: string, size?: number): string | undefined {
   return cacheDirs()

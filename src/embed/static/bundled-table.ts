@@ -5,9 +5,9 @@
  * per process (synchronously: ingest embeds inside its write transaction).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { basename, isAbsolute, relative } from "node:path";
+import { basename } from "node:path";
 import wordListText from "../../../assets/wordlist/en-subtlex-us-30k.txt" with { type: "text" };
-import { cacheDirs, findCacheFile, writeCacheFile } from "../../engine/cache-files.ts";
+import { findCacheFile, isCacheFile, writeCacheFile } from "../../engine/cache-files.ts";
 import { embeddedPath, isEmbeddedPath } from "../../engine/embedded.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { planStaticTable, staticPlanHash, type StaticTablePlan } from "./plan.ts";
@@ -91,14 +91,6 @@ function mapFile(path: string): Uint8Array | undefined {
   }
 }
 
-/** Whether a file lies in one of the cache folders: written whole by a rename and never changed in place, so safe to map. */
-function inCacheFolder(path: string): boolean {
-  return cacheDirs().some((dir) => {
-    const inside = relative(dir, path);
-    return inside !== "" && !inside.startsWith("..") && !isAbsolute(inside);
-  });
-}
-
 /**
  * A table file's bytes. Reading the ~10 MB of the bundled table cost a fresh process ~70 ms, and a
  * copy in each thread that embeds: a file in the cache folder is mapped instead, its pages read
@@ -120,5 +112,5 @@ export function readTableBytes(file: string): Uint8Array {
     }
     return (copy ? mapFile(copy) : undefined) ?? new Uint8Array(readFileSync(file));
   }
-  return (inCacheFolder(file) ? mapFile(file) : undefined) ?? new Uint8Array(readFileSync(file));
+  return (isCacheFile(file) ? mapFile(file) : undefined) ?? new Uint8Array(readFileSync(file));
 }

@@ -14,7 +14,7 @@ const MAGIC = "GLLAMST1";
  * items, and valibot's per-item schemas took ~19 ms of every process's first embed to check them.
  */
 const arrayOf = <T>(isItem: (item: unknown) => item is T, what: string) =>
-  v.custom<T[]>((input) => Array.isArray(input) && input.every((item) => isItem(item)), `expected an array of ${what}`);
+  v.custom<T[]>((input) => Array.isArray(input) && input.every(isItem), `expected an array of ${what}`);
 const isString = (item: unknown): item is string => typeof item === "string";
 const isPiece = (item: unknown): item is [string, number | null] =>
   Array.isArray(item) && item.length === 2 && typeof item[0] === "string" && (item[1] === null || typeof item[1] === "number");

@@ -185,10 +185,10 @@ export function scoreCandidates(bytes: Uint8Array, base: number, weights: TermWe
   return c;
 }
 
-/** The index of the first of the ascending values at or above `value` (their length when none is). */
-export function lowerBound(values: Int32Array, value: number, from = 0): number {
+/** The index of the first of the ascending values[from, to) at or above `value` (`to` when none is). */
+export function lowerBound(values: Int32Array, value: number, from = 0, to = values.length): number {
   let lo = from;
-  let hi = values.length;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (values[mid]! < value) lo = mid + 1;

@@ -182,15 +182,10 @@ function copyRecorded(candidates: Int32Array, from: number, to: number, table: F
     }
     return;
   }
-  let lo = from;
+  let at = from;
   for (let c = 0; c < candidates.length; c++) {
     const slot = candidates[c]!;
-    let hi = to;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (recordedSlots[mid]! < slot) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < to && recordedSlots[lo] === slot) table[c * stride + column] = recordedParts[lo]!;
+    at = lowerBound(recordedSlots, slot, at, to);
+    if (at < to && recordedSlots[at] === slot) table[c * stride + column] = recordedParts[at]!;
   }
 }
