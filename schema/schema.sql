@@ -315,6 +315,33 @@ CREATE TABLE IF NOT EXISTS model_cell_centroids (
 CREATE TABLE IF NOT EXISTS model_cell_scopes (
   scope TEXT PRIMARY KEY
 ) STRICT;
+-- A token per tier that every write of its centroids replaces with a random one (the triggers
+-- below, whoever writes), so a connection decodes the centroids again only when they changed
+-- (readCentroids), not after each of its own commits. Random, not a counter: a rolled back write
+-- of centroids takes a counter back to a value the next write would reuse, and the centroids
+-- cached under it would be the rolled back ones.
+CREATE TABLE IF NOT EXISTS cell_centroid_tokens (
+  tier  TEXT PRIMARY KEY CHECK (tier IN ('model', 'static')),
+  token INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS static_cell_centroids_insert AFTER INSERT ON static_cell_centroids BEGIN
+  INSERT OR REPLACE INTO cell_centroid_tokens (tier, token) VALUES ('static', random());
+END;
+CREATE TRIGGER IF NOT EXISTS static_cell_centroids_update AFTER UPDATE ON static_cell_centroids BEGIN
+  INSERT OR REPLACE INTO cell_centroid_tokens (tier, token) VALUES ('static', random());
+END;
+CREATE TRIGGER IF NOT EXISTS static_cell_centroids_delete AFTER DELETE ON static_cell_centroids BEGIN
+  INSERT OR REPLACE INTO cell_centroid_tokens (tier, token) VALUES ('static', random());
+END;
+CREATE TRIGGER IF NOT EXISTS model_cell_centroids_insert AFTER INSERT ON model_cell_centroids BEGIN
+  INSERT OR REPLACE INTO cell_centroid_tokens (tier, token) VALUES ('model', random());
+END;
+CREATE TRIGGER IF NOT EXISTS model_cell_centroids_update AFTER UPDATE ON model_cell_centroids BEGIN
+  INSERT OR REPLACE INTO cell_centroid_tokens (tier, token) VALUES ('model', random());
+END;
+CREATE TRIGGER IF NOT EXISTS model_cell_centroids_delete AFTER DELETE ON model_cell_centroids BEGIN
+  INSERT OR REPLACE INTO cell_centroid_tokens (tier, token) VALUES ('model', random());
+END;
 
 -- ---------------------------------------------------------------- procedural layer
 CREATE TABLE IF NOT EXISTS procedural_knowledge (

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { replaceVectorTier } from "../../src/engine/schema.ts";
-import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, scopeHasCells, sphericalKMeans, trainCells } from "../../src/episodic/episode-cells.ts";
+import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, scopeHasCells, sphericalKMeans, tierCentroids, trainCells } from "../../src/episodic/episode-cells.ts";
 import { countStaticEpisodeVectors, exactStaticEpisodes, fillStaticVectors, knnStaticEpisodes, scopeStaticTable } from "../../src/episodic/static-vectors.ts";
 import { vectorRecords } from "../../src/maintenance/vector-dump.ts";
 import { exactEpisodes, knnEpisodes } from "../../src/episodic/vectors.ts";
@@ -164,6 +164,71 @@ describe("static cells in a file", () => {
     db = gllam.db();
     expect(plan()[0]).toContain("USING INDEX episode_static_cells_chunks_partition");
     gllam.close();
+  });
+
+  test("the centroids are decoded once while unchanged: the same across commits of episodes, again after any write of them (rolled back or another connection's)", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    gllam.addEpisodes(turns(300));
+    const db = gllam.db();
+    expect(tierCentroids(db, "static")).toBeUndefined();
+    gllam.store.transaction(() => buildScopeCells(db, "static", "default", staticEmbedder.dims));
+    const trained = tierCentroids(db, "static")!;
+    expect(trained.live.some(Boolean)).toBe(true);
+    gllam.addEpisodes(turns(20, 300));
+    expect(tierCentroids(db, "static")).toBe(trained);
+
+    // Centroids zeroed in a transaction that rolls back: seen inside it, the trained ones after.
+    const zero = "UPDATE static_cell_centroids SET centroids = zeroblob(length(centroids)) WHERE level = 1";
+    expect(() =>
+      gllam.store.transaction(() => {
+        db.run(zero);
+        expect(tierCentroids(db, "static")!.live.some(Boolean)).toBe(false);
+        throw new Error("roll back");
+      }),
+    ).toThrow("roll back");
+    expect(tierCentroids(db, "static")).toEqual(trained);
+    // The same after a rolled back write, then another write, read only after both (a counter kept
+    // as the token would be back at the value the rolled back centroids were cached under).
+    expect(() =>
+      gllam.store.transaction(() => {
+        db.run(zero);
+        tierCentroids(db, "static");
+        throw new Error("roll back");
+      }),
+    ).toThrow("roll back");
+    db.run("UPDATE static_cell_centroids SET centroids = zeroblob(length(centroids)) WHERE level = 0");
+    const written = tierCentroids(db, "static");
+    expect(written).toEqual({ ...trained, coarse: new Float32Array(trained.coarse.length) });
+
+    // A reader's copy follows the writer's commits of centroids, and another process's.
+    const reader = gllam.store.dbRO();
+    expect(tierCentroids(reader, "static")).toEqual(written);
+    db.run(zero);
+    expect(tierCentroids(reader, "static")!.live.some(Boolean)).toBe(false);
+    const other = new Database(gllam.store.path);
+    other.run("DELETE FROM static_cell_centroids");
+    other.close();
+    expect(tierCentroids(reader, "static")).toBeUndefined();
+    expect(tierCentroids(db, "static")).toBeUndefined();
+    gllam.close();
+  });
+
+  test("a file without centroid tokens (no writer of this version opened it) is read as it changes", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    gllam.addEpisodes(turns(300));
+    gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
+    const path = gllam.store.path;
+    gllam.close();
+    const raw = new Database(path);
+    raw.run("DROP TABLE cell_centroid_tokens");
+    for (const { name } of raw.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '%cell_centroids_%'").all()) raw.run(`DROP TRIGGER ${name}`);
+    const readOnly = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
+    const reader = readOnly.store.dbRO();
+    expect(tierCentroids(reader, "static")!.live.some(Boolean)).toBe(true);
+    raw.run("UPDATE static_cell_centroids SET centroids = zeroblob(length(centroids)) WHERE level = 1");
+    expect(tierCentroids(reader, "static")!.live.some(Boolean)).toBe(false);
+    raw.close();
+    readOnly.close();
   });
 
   test("cells holding many near neighbours: asking each cell for a few first gives exact KNN's answer", async () => {
