@@ -1,8 +1,9 @@
 /**
  * The episodes past the lexicon's last block (fewer than a block, more while one is being built),
  * as postings by term. Read from FTS5 and inverted per query, they cost ~5 ms at 1M (MATCH with
- * `rowid > ?` ~2 ms, inverting the matching turns ~3 ms): a connection that asks twice with the
- * tail unchanged inverts the whole tail once and keeps it, extending it as turns are appended.
+ * `rowid > ?` ~2 ms, inverting the matching turns ~3 ms): a connection that asks again, the tail
+ * unchanged or only grown, inverts the whole tail once and keeps it, extending it as turns are
+ * appended.
  */
 import type { Database } from "bun:sqlite";
 import { invertTurns, readMatchingTurns, readTurnsAfter } from "./build.ts";
@@ -67,15 +68,13 @@ export function readTail(db: Database, scope: string, state: TailState, match: s
   if (!byScope) kept.set(db, (byScope = new Map()));
   const previous = byScope.get(scope);
   if (previous?.byTerm && sameState(previous, state)) return { byTerm: previous.byTerm, documents: state.documents };
-  if (previous?.byTerm) {
-    if (onlyAppended(previous, state, ...checkKept(db, scope, previous, state))) {
-      appendPostings(previous.byTerm, invertTurns(readTurnsUpTo(db, scope, previous.lastId, state.lastId)).byTerm);
-      byScope.set(scope, { ...state, byTerm: previous.byTerm });
-      return { byTerm: previous.byTerm, documents: state.documents };
-    }
-  }
-  if (previous && !previous.byTerm && sameState(previous, state)) {
-    const byTerm = invertTurns(readTurnsUpTo(db, scope, state.watermark, state.lastId)).byTerm;
+  // Asked before, and the tail is the same or only grew since: its inversion is kept from now on
+  // (made whole on the second ask, then extended by the turns appended). An agent that writes a
+  // turn before each recall never asks twice with the tail unchanged, and paid the FTS5 path
+  // every time (~5 ms at 1M).
+  if (previous && (sameState(previous, state) || onlyAppended(previous, state, ...checkKept(db, scope, previous, state)))) {
+    const byTerm = previous.byTerm ?? new Map<string, number[]>();
+    appendPostings(byTerm, invertTurns(readTurnsUpTo(db, scope, previous.byTerm ? previous.lastId : state.watermark, state.lastId)).byTerm);
     byScope.set(scope, { ...state, byTerm });
     return { byTerm, documents: state.documents };
   }

@@ -135,6 +135,34 @@ describe("the episode lexicon", () => {
     gllam.close();
   });
 
+  test("asked once per write, as an agent asks: the turns past the blocks are kept from the second ask on, through appends, a turn written between kept ones and a forget", async () => {
+    const gllam = await openTempGllam(makeTempDir());
+    gllam.addEpisodes(tiedCorpus());
+    maintain(gllam);
+    const db = gllam.dbRO();
+    const check = (words: string[]) => expect(lexicon(db, words, 10)).toEqual(rankEveryPosting(db, words, 10));
+    const add = (seq: number, content: string) => gllam.addEpisodes([{ sessionId: "loop", seq, content }]).ids[0]!;
+    let second = 0;
+    const writes = [
+      () => add(0, "quokka by the lake then"),
+      () => (second = add(1, "then the zeppelin turn")),
+      () => add(3, "kids in the garden"),
+      () => add(2, "hiking museum pottery lake"),
+      () => gllam.forget({ episode: second }),
+      () => add(4, "sunrise tomatoes and then"),
+      () => add(5, "zeppelin quokka lake kids"),
+    ];
+    check(QUERIES[0]!);
+    for (const [i, write] of writes.entries()) {
+      write();
+      // The first ask after the write: the path under test (kept, made whole, or FTS5's).
+      check(QUERIES[(i + 1) % QUERIES.length]!);
+      // Every other write, every query: what is kept now.
+      if (i % 2) for (const words of QUERIES) check(words);
+    }
+    gllam.close();
+  });
+
   test("a file whose postings have the first layout (WITHOUT ROWID) is copied into the current one when opened for writing", async () => {
     const path = join(makeTempDir(), "layout.db");
     const writer = await Gllam.open(path, { embedder: localEmbedder });
