@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
-import { checkWritable, DEFAULT_BUSY_TIMEOUT_MS, inspectFile, isMemoryPath, MEMORY_PATH, openConnection, openReader } from "./connections.ts";
+import { checkWritable, DEFAULT_BUSY_TIMEOUT_MS, inspectFile, isMemoryPath, MEMORY_PATH, openConnection, openReader, unmapped } from "./connections.ts";
 
 export { DEFAULT_BUSY_TIMEOUT_MS };
 import { GllamError } from "./errors.ts";
@@ -72,7 +72,7 @@ export class Store {
       if (mode?.journal_mode !== "wal") throw new GllamError("E_CANNOT_OPEN", `${absolute}: cannot switch to WAL mode`);
       const external = options.checkpoints === "external";
       if (external) writer.run("PRAGMA wal_autocheckpoint = 0");
-      return new Store(absolute, writer, early ?? openConnection(absolute, "reader", vecPath), external);
+      return new Store(absolute, writer, unmapped(early ?? openConnection(absolute, "reader", vecPath)), external);
     } catch (error) {
       writer?.close();
       early?.close();

@@ -98,6 +98,16 @@ describe("Store connections", () => {
     expect(() => store.db()).toThrow(/read-only/);
     store.close();
   });
+
+  test("a store that writes reads without the file map (dropped at every commit of its writer); a read-only one maps 256 MiB", async () => {
+    const path = freshPath();
+    const writing = await openInitialised(path);
+    expect(pragma(writing.dbRO(), "mmap_size")).toBe(0);
+    writing.close();
+    const reading = await Store.open(path, { readOnly: true });
+    expect(pragma(reading.dbRO(), "mmap_size")).toBe(256 * 1024 * 1024);
+    reading.close();
+  });
 });
 
 /** Snapshot of a file and its WAL companions, to prove a refused open changed nothing. */
