@@ -49,13 +49,14 @@ const sameState = (a: TailState, b: TailState) => a.watermark === b.watermark &&
 /** The scope's turns in (after, last]: a turn written since the tail was counted waits for the next query. */
 const readTurnsUpTo = (db: Database, scope: string, after: number, last: number) => readTurnsAfter(db, scope, after, last - after).filter((row) => row.id <= last);
 
-/** Appends postings by term (ascending ids past every kept one). */
-function appendPostings(into: Map<string, number[]>, more: Map<string, number[]>): void {
+/** Appends postings by term (ascending ids past every kept one); returns `into`. */
+function appendPostings(into: Map<string, number[]>, more: Map<string, number[]>): Map<string, number[]> {
   for (const [term, flat] of more) {
     const list = into.get(term);
     if (list) for (const n of flat) list.push(n);
     else into.set(term, flat);
   }
+  return into;
 }
 
 /**
@@ -73,8 +74,8 @@ export function readTail(db: Database, scope: string, state: TailState, match: s
   // turn before each recall never asks twice with the tail unchanged, and paid the FTS5 path
   // every time (~5 ms at 1M).
   if (previous && (sameState(previous, state) || onlyAppended(previous, state, ...checkKept(db, scope, previous, state)))) {
-    const byTerm = previous.byTerm ?? new Map<string, number[]>();
-    appendPostings(byTerm, invertTurns(readTurnsUpTo(db, scope, previous.byTerm ? previous.lastId : state.watermark, state.lastId)).byTerm);
+    const turns = invertTurns(readTurnsUpTo(db, scope, previous.byTerm ? previous.lastId : state.watermark, state.lastId)).byTerm;
+    const byTerm = previous.byTerm ? appendPostings(previous.byTerm, turns) : turns;
     byScope.set(scope, { ...state, byTerm });
     return { byTerm, documents: state.documents };
   }
