@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { GllamError } from "../engine/errors.ts";
+import { KnnCacheMiBSchema } from "../engine/store.ts";
 import { describeIssues } from "../memory/parse.ts";
 
 const OptionalText = v.optional(v.pipe(v.string(), v.trim(), v.transform((s) => s || undefined)));
@@ -26,9 +27,13 @@ export const BusyTimeoutSecondsSchema = v.pipe(
   v.maxValue(86_400, "must be at most 86400 (a day)"),
 );
 
+/** MiB of cell vectors the static KNN's worker keeps in memory ($GLLAM_KNN_CACHE_MB, StoreOptions.knnCacheMiB). */
+const KnnCacheMbSchema = v.pipe(v.string(), v.trim(), v.nonEmpty("must be a number of MiB"), v.toNumber("must be a number of MiB"), KnnCacheMiBSchema);
+
 /**
  * The environment variables of the seed specification (plus EMBEDDINGS_MODEL / EMBEDDINGS_API_KEY /
- * LLM_API_KEY / GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT / GLLAM_CHECKPOINTS).
+ * LLM_API_KEY / GLLAM_CONFIG / GLLAM_EMBEDDER / GLLAM_STATIC_TABLE / GLLAM_BUSY_TIMEOUT /
+ * GLLAM_CHECKPOINTS / GLLAM_KNN_CACHE_MB).
  */
 export const EnvSchema = v.object({
   DATABASE_PATH: OptionalText,
@@ -49,6 +54,7 @@ export const EnvSchema = v.object({
   GLLAM_BUSY_TIMEOUT: v.optional(BusyTimeoutSecondsSchema),
   /** "external": a replicator (Litestream, sqld) checkpoints the WAL and GLLAM runs none of its own checkpoints. */
   GLLAM_CHECKPOINTS: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(["gllam", "external"], "must be gllam or external"))),
+  GLLAM_KNN_CACHE_MB: v.optional(KnnCacheMbSchema),
 });
 export type GllamEnv = v.InferOutput<typeof EnvSchema>;
 

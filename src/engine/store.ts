@@ -19,7 +19,25 @@ export type StoreOptions = {
    * wal_autocheckpoint = 0 and starts no checkpoint of its own (default "gllam").
    */
   checkpoints?: "gllam" | "external";
+  /**
+   * The most memory, in MiB, the static KNN's worker keeps cell vectors in between recalls
+   * (src/episodic/kept-chunks.ts; default 512, 0 keeps none; at most 4000, a WebAssembly memory's
+   * limit). A recall over a million episodes reads ~22 MB of them.
+   */
+  knnCacheMiB?: number;
 };
+
+export const DEFAULT_KNN_CACHE_MIB = 512;
+/** MiB of kept cell vectors ($GLLAM_KNN_CACHE_MB, StoreOptions.knnCacheMiB). */
+export const KnnCacheMiBSchema = v.pipe(v.number(), v.integer("must be a whole number of MiB"), v.minValue(0, "must not be negative"), v.maxValue(4000, "must be at most 4000 (a WebAssembly memory holds 4 GiB)"));
+
+type StoreSettings = { externalCheckpoints: boolean; knnCacheBytes: number };
+
+/** The options checked (before anything is opened) and resolved. */
+const storeSettings = (options: StoreOptions): StoreSettings => ({
+  externalCheckpoints: options.checkpoints === "external",
+  knnCacheBytes: parseInput(KnnCacheMiBSchema, options.knnCacheMiB ?? DEFAULT_KNN_CACHE_MIB, "KNN cache (MiB)") * 2 ** 20,
+});
 
 /** How long a write waits for another process's write transaction (milliseconds, 0 = not at all). */
 export const BusyTimeoutMsSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400_000, "must be at most a day"));
@@ -43,25 +61,29 @@ export class Store {
   readonly path: string;
   /** A replicator checkpoints the WAL (StoreOptions.checkpoints): GLLAM starts none of its own. */
   readonly externalCheckpoints: boolean;
+  /** Bytes of cell vectors the static KNN's worker may keep (StoreOptions.knnCacheMiB). */
+  readonly knnCacheBytes: number;
   readonly #writer: Database | undefined;
   readonly #reader: Database;
   readonly #beforeCommit = new Set<() => void>();
   readonly #onClose = new Set<() => void>();
   #busy: { timeoutMs: number; onWait?: BusyWaitOptions["onWait"] } = { timeoutMs: DEFAULT_BUSY_TIMEOUT_MS };
 
-  private constructor(path: string, writer: Database | undefined, reader: Database, externalCheckpoints = false) {
+  private constructor(path: string, writer: Database | undefined, reader: Database, settings: StoreSettings) {
     this.path = path;
-    this.externalCheckpoints = externalCheckpoints;
+    this.externalCheckpoints = settings.externalCheckpoints;
+    this.knnCacheBytes = settings.knnCacheBytes;
     this.#writer = writer;
     this.#reader = reader;
   }
 
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
+    const settings = storeSettings(options);
     const vecPath = await resolveVecExtension();
-    if (isMemoryPath(path)) return Store.#openMemory(options, vecPath);
+    if (isMemoryPath(path)) return Store.#openMemory(options, settings, vecPath);
     const absolute = resolve(path);
     const file = inspectFile(absolute, { mustExist: options.readOnly === true || options.create === false });
-    if (options.readOnly) return new Store(absolute, undefined, openReader(absolute, file, vecPath));
+    if (options.readOnly) return new Store(absolute, undefined, openReader(absolute, file, vecPath), settings);
     if (file.kind !== "new") checkWritable(absolute);
     // An existing file is checked through the read handle before the writer's pragmas touch it.
     const early = file.kind === "new" ? undefined : openReader(absolute, file, vecPath);
@@ -70,9 +92,8 @@ export class Store {
       writer = openConnection(absolute, "writer", vecPath);
       const mode = writer.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
       if (mode?.journal_mode !== "wal") throw new GllamError("E_CANNOT_OPEN", `${absolute}: cannot switch to WAL mode`);
-      const external = options.checkpoints === "external";
-      if (external) writer.run("PRAGMA wal_autocheckpoint = 0");
-      return new Store(absolute, writer, unmapped(early ?? openConnection(absolute, "reader", vecPath)), external);
+      if (options.checkpoints === "external") writer.run("PRAGMA wal_autocheckpoint = 0");
+      return new Store(absolute, writer, unmapped(early ?? openConnection(absolute, "reader", vecPath)), settings);
     } catch (error) {
       writer?.close();
       early?.close();
@@ -81,13 +102,13 @@ export class Store {
   }
 
   /** `:memory:` is a new, empty database: nothing to read, nothing to change, only to fill. */
-  static #openMemory(options: StoreOptions, vecPath: string): Store {
+  static #openMemory(options: StoreOptions, settings: StoreSettings, vecPath: string): Store {
     if (options.readOnly || options.create === false) {
       throw new GllamError("E_NOT_FOUND", `an in-memory database (${MEMORY_PATH}) starts empty: there is nothing in it to ${options.readOnly ? "read" : "change"}`);
     }
     // bun:sqlite gives every ":memory:" connection a database of its own: one connection serves both roles.
     const db = openConnection(MEMORY_PATH, "memory", vecPath);
-    return new Store(MEMORY_PATH, db, db);
+    return new Store(MEMORY_PATH, db, db, settings);
   }
 
   get readOnly(): boolean {

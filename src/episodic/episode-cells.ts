@@ -16,6 +16,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
+import { fileChanges } from "../engine/file-state.ts";
 import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
@@ -196,8 +197,7 @@ const withTokens = new WeakSet<Database>();
 function centroidState(db: Database, tier: VectorTier): string {
   if (!withTokens.has(db) && hasTable(db, "cell_centroid_tokens")) withTokens.add(db);
   if (withTokens.has(db)) return `token:${db.query<{ token: number }, [string]>("SELECT token FROM cell_centroid_tokens WHERE tier = ?").get(tier)?.token ?? "none"}`;
-  const { version, changes } = db.query<{ version: number; changes: number }, []>("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes").get()!;
-  return `${version}:${changes}`;
+  return fileChanges(db);
 }
 
 /** The tier's centroids, decoded once per connection while they do not change (~0.7 ms a decode, 2 ms inside an ingest). */

@@ -19,18 +19,28 @@
  */
 import type { Database } from "bun:sqlite";
 import { INT8_KERNEL } from "./int8-kernel.ts";
+import type { ChunkState, KeptChunks } from "./kept-chunks.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
-type Kernel = {
+export type Kernel = {
   memory: WebAssembly.Memory;
   distances(q: number, qNorm: number, base: number, n: number, dims: number, out: number): void;
   dots3(q: number, base: number, n: number, dims: number, out: number): void;
+  norms(base: number, n: number, dims: number, out: number): void;
+  normedDistances(q: number, qNorm: number, base: number, n: number, dims: number, norms: number, out: number): void;
 };
 
-/** Compiled once per thread, on first use; its first calls run in JavaScriptCore's lower tiers (~5 ms for the first chunk, ~0.03 ms a chunk once warm). */
+let kernelModule: WebAssembly.Module | undefined;
+/** A kernel instance with a memory of its own (the module compiled once per thread). */
+export function int8Kernel(): Kernel {
+  kernelModule ??= new WebAssembly.Module(INT8_KERNEL);
+  return new WebAssembly.Instance(kernelModule).exports as unknown as Kernel;
+}
+
+/** The thread's kernel for vectors passed in, made on first use; its first calls run in JavaScriptCore's lower tiers (~5 ms for the first chunk, ~0.03 ms a chunk once warm). */
 let kernel: Kernel | undefined;
 function loadKernel(): Kernel {
-  kernel ??= new WebAssembly.Instance(new WebAssembly.Module(INT8_KERNEL)).exports as unknown as Kernel;
+  kernel ??= int8Kernel();
   return kernel;
 }
 
@@ -54,10 +64,15 @@ export function int8Distances(query: Int8Array, vectors: Uint8Array, count: numb
   const bytes = kernelMemory(k, base + count * dims);
   bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
   bytes.set(vectors.subarray(0, count * dims), base);
-  let norm = 0;
-  for (let i = 0; i < dims; i++) norm += query[i]! * query[i]!;
-  k.distances(0, Math.sqrt(norm), base, count, dims, out);
+  k.distances(0, int8Norm(query), base, count, dims, out);
   return new Float32Array(k.memory.buffer, out, count);
+}
+
+/** A query's norm, as the kernel takes it (sqlite-vec's arithmetic: the integer sum of squares, then its root). */
+export function int8Norm(query: Int8Array): number {
+  let sum = 0;
+  for (let i = 0; i < query.length; i++) sum += query[i]! * query[i]!;
+  return Math.sqrt(sum);
 }
 
 /** The kernel's memory holding `bytes` from offset 0 on (grown as needed). */
@@ -149,7 +164,7 @@ export class NearestK {
   }
 }
 
-type ChunkRow = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
+type ChunkRow = ChunkState & { vectors?: Uint8Array };
 
 /**
  * A scan that copied this many bytes of chunks out of SQLite asks for a collection at its end
@@ -176,25 +191,36 @@ const eachInTurn = (): PartitionClaim => {
  * key, its partition keys) in the given partitions, nearest first, ties newest first. A vector
  * with no direction (all zeros) has no distance and is never a neighbour. With `claim`, only the
  * partitions it hands out are scanned: two threads sharing a counter split them (knn-beside.ts),
- * and mergeNearest of their answers is the answer of one scan of all.
+ * and mergeNearest of their answers is the answer of one scan of all. With `kept`, chunks are
+ * scored where it keeps them, and those it does not hold are kept as they are read (kept-chunks.ts).
  */
-export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number, claim: PartitionClaim = eachInTurn()): EpisodeHit[] {
+export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number, claim: PartitionClaim = eachInTurn(), kept?: KeptChunks): EpisodeHit[] {
   const nearest = new NearestK(k);
   if (partitions.length === 0) return [];
-  const keys = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
-  const chunks = db.query<ChunkRow, PartitionKeys>(`SELECT c.validity, c.rowids, v.vectors FROM "${table}_chunks" c JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id WHERE ${keys}`);
+  const where = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
+  // With chunks kept, a chunk's vectors are read only when it is not kept as it is now.
+  const chunks = db.query<ChunkRow, PartitionKeys>(
+    `SELECT c.chunk_id AS chunkId, c.validity, c.rowids${kept ? "" : ", v.vectors"} FROM "${table}_chunks" c ${kept ? "" : `JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id`} WHERE ${where}`,
+  );
+  const readVectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE _rowid_ = ?`);
   const dims = query.length;
+  kept?.begin(db, table, dims);
+  const queryNorm = int8Norm(query);
   // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
   // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
   let read = 0;
   for (let p = claim(); p < partitions.length; p = claim()) {
-    for (const chunk of chunks.iterate(...partitions[p]!)) {
-      read += chunk.vectors.length;
-      const count = chunk.vectors.length / dims;
-      const distances = int8Distances(query, chunk.vectors, count);
+    const keys = partitions[p]!;
+    const rows: Iterable<ChunkRow> = kept ? kept.chunksOf(keys, () => chunks.all(...keys)) : chunks.iterate(...keys);
+    for (const chunk of rows) {
+      // Read with the row, or only when the kept chunks do not hold it as it is now.
+      let vectors = chunk.vectors;
+      const vectorsOf = () => (vectors ??= readVectors.get(chunk.chunkId)?.vectors ?? new Uint8Array(0));
+      const distances = kept?.distances(chunk, query, queryNorm, vectorsOf) ?? int8Distances(query, vectorsOf(), vectorsOf().length / dims);
+      read += vectors?.length ?? 0;
       const { validity } = chunk;
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < distances.length; i++) {
         const distance = distances[i]!;
         // Most fail here; NaN (a zero vector) too.
         if (!(distance <= bound) || !(validity[i >> 3]! & (1 << (i & 7)))) continue;

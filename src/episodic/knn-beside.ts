@@ -5,7 +5,9 @@
  * worker has not taken yet (a shared counter hands each cell to one thread), then merges the two
  * lists. At 1M episodes BM25 (~5-9 ms) and the KNN (~12-14 ms) ran one after the other on one core.
  * Below the cells' threshold the scan takes ~1 ms, less than is worth a message round trip, and it
- * stays on the calling thread.
+ * stays on the calling thread. The worker keeps the chunks it reads (kept-chunks.ts, up to the
+ * store's knnCacheBytes): once a query's chunks are all kept it scans them several times faster
+ * than the calling thread reads them, and the calling thread leaves it the cells (KEPT_ALL).
  *
  * Same answers: the same scan code over the same file, and the k nearest of the two threads' k
  * nearest are those of one scan (mergeNearest). Each thread reads in a snapshot of its own: under
@@ -28,7 +30,7 @@ import { mergeNearest, scanInt8Partitions } from "./int8-scan.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 export type KnnRequest =
-  | { type: "open"; path: string; vecPath: string; state: SharedArrayBuffer }
+  | { type: "open"; path: string; vecPath: string; state: SharedArrayBuffer; keepBytes: number }
   /** Scan the partitions the shared counter (an Int32Array over `next`) hands out, keep the k nearest. */
   | { type: "scan"; id: number; table: string; partitions: [string, number][]; query: Int8Array; k: number; next: SharedArrayBuffer }
   | { type: "close" };
@@ -44,6 +46,12 @@ export type KnnReply =
  * and close() takes starting to cancelled, or waits for opening or ready to become closed.
  */
 export const KNN_STATE = { starting: 0, opening: 1, ready: 2, closed: 3, cancelled: 4 } as const;
+/**
+ * state[1]: 1 while the worker's last scan found every chunk it scanned kept (kept-chunks.ts): it
+ * then scans a cell several times faster than the calling thread reads one, and finish() leaves
+ * the cells to it once it has taken one.
+ */
+export const KEPT_ALL = 1;
 /** How long close() waits for the worker to close its handle (it finishes the job it holds first). */
 const CLOSE_WAIT_MS = 5000;
 
@@ -54,6 +62,8 @@ export type KnnBeside = {
    * cells it took, or undefined when the job failed.
    */
   scan(table: string, partitions: [string, number][], query: Int8Array, k: number, next: Int32Array): Promise<EpisodeHit[] | undefined> | undefined;
+  /** Whether the worker's last scan found every chunk kept (KEPT_ALL). */
+  readonly keepsAll: boolean;
   /** Resolves once the worker has opened the file (true) or cannot (false). */
   readonly ready: Promise<boolean>;
   /** Closes the worker's handle (waiting for it), then ends the worker. */
@@ -69,15 +79,16 @@ export type KnnBeside = {
  */
 const WORKER_ENTRY = isEmbeddedPath(import.meta.url) ? embeddedPath("episodic/static-knn-worker.js") : new URL("./static-knn-worker.ts", import.meta.url).href;
 
-/** A worker on the file, or undefined when it cannot start. */
-export function startKnnBeside(path: string): KnnBeside | undefined {
+/** A worker on the file keeping up to keepBytes of cell vectors (kept-chunks.ts), or undefined when it cannot start. */
+export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefined {
   let worker: Worker;
   try {
     worker = new Worker(WORKER_ENTRY);
   } catch {
     return undefined;
   }
-  const state = new Int32Array(new SharedArrayBuffer(4));
+  // [0]: KNN_STATE; [1]: KEPT_ALL.
+  const state = new Int32Array(new SharedArrayBuffer(8));
   const waiting = new Map<number, (reply: KnnReply | undefined) => void>();
   // broken: the worker failed or exited (nothing more is posted to it); exited: it is gone; closed: close() ran.
   let broken = false;
@@ -119,13 +130,16 @@ export function startKnnBeside(path: string): KnnBeside | undefined {
   });
   worker.ref();
   resolveVecExtension().then(
-    (vecPath) => worker.postMessage({ type: "open", path, vecPath, state: state.buffer as SharedArrayBuffer } satisfies KnnRequest),
+    (vecPath) => worker.postMessage({ type: "open", path, vecPath, state: state.buffer as SharedArrayBuffer, keepBytes } satisfies KnnRequest),
     fail,
   );
   return {
     ready,
     get answered() {
       return answered;
+    },
+    get keepsAll() {
+      return Atomics.load(state, KEPT_ALL) === 1;
     },
     get failed() {
       return failed;
@@ -172,7 +186,7 @@ export function knnBesideOf(store: Store): KnnBeside | undefined {
   if (isMemoryPath(store.path)) return undefined;
   let beside = besides.get(store);
   if (beside === undefined) {
-    beside = startKnnBeside(store.path) ?? null;
+    beside = startKnnBeside(store.path, store.knnCacheBytes) ?? null;
     besides.set(store, beside);
     if (beside) store.onClose(() => beside!.close());
   }
@@ -195,10 +209,13 @@ export function shareStaticKnn(store: Store, vector: Float32Array, k: number, sc
   if (!cells) return undefined;
   const query = toInt8Vector(vector);
   const next = new Int32Array(new SharedArrayBuffer(4));
-  const theirs = knnBesideOf(store)?.scan(cells.table, cells.partitions, query, k, next);
+  const beside = knnBesideOf(store);
+  const theirs = beside?.scan(cells.table, cells.partitions, query, k, next);
   if (!theirs) return undefined;
   return {
     async finish() {
+      // A worker scanning kept chunks finishes sooner than this thread would read the cells left.
+      if (beside!.keepsAll && Atomics.load(next, 0) > 0) return theirs;
       let taken = 0;
       const mine = scanInt8Partitions(db, cells.table, cells.partitions, query, k, () => {
         const p = Atomics.add(next, 0, 1);

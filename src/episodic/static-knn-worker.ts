@@ -8,12 +8,14 @@
 import type { Database } from "bun:sqlite";
 import { openSideReader } from "../engine/connections.ts";
 import { describeError } from "../engine/errors.ts";
-import { KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
+import { KEPT_ALL, KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
 import { scanInt8Partitions } from "./int8-scan.ts";
+import { KeptChunks } from "./kept-chunks.ts";
 
 declare const self: Worker;
 let db: Database | undefined;
 let state: Int32Array | undefined;
+let kept: KeptChunks | undefined;
 
 /** Tells the calling thread the handle is closed (or was never opened): close() waits for it. */
 function settleClosed(): void {
@@ -32,6 +34,7 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
     if (Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.opening) !== KNN_STATE.starting) return;
     try {
       db = openSideReader(request.path, request.vecPath);
+      if (request.keepBytes > 0) kept = new KeptChunks(request.keepBytes);
       Atomics.store(state, 0, KNN_STATE.ready);
       self.postMessage({ type: "ready" } satisfies KnnReply);
     } catch (error) {
@@ -45,7 +48,9 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
   try {
     if (!db) throw new Error("the KNN worker has no open database");
     const next = new Int32Array(request.next);
-    const hits = scanInt8Partitions(db, request.table, request.partitions, request.query, request.k, () => Atomics.add(next, 0, 1));
+    const missed = kept?.misses;
+    const hits = scanInt8Partitions(db, request.table, request.partitions, request.query, request.k, () => Atomics.add(next, 0, 1), kept);
+    if (kept) Atomics.store(state!, KEPT_ALL, kept.misses === missed ? 1 : 0);
     reply = { type: "hits", id: request.id, ids: Float64Array.from(hits, (hit) => hit.episodeId), distances: Float64Array.from(hits, (hit) => hit.distance) };
   } catch (error) {
     reply = { type: "error", id: request.id, message: describeError(error) };

@@ -121,6 +121,7 @@ export async function openGllamWith(tiers: ChosenTiers, settings: GllamSettings,
   return Gllam.open(databasePath(settings, env), {
     ...storeMode,
     checkpoints: env.GLLAM_CHECKPOINTS,
+    knnCacheMiB: env.GLLAM_KNN_CACHE_MB,
     embedder: tiers.embedder,
     staticEmbedder: tiers.staticEmbedder,
     config,

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
 import { PAGE_SIZE } from "../../src/engine/connections.ts";
-import { DEFAULT_BUSY_TIMEOUT_MS, Store } from "../../src/engine/store.ts";
+import { DEFAULT_BUSY_TIMEOUT_MS, DEFAULT_KNN_CACHE_MIB, Store, type StoreOptions } from "../../src/engine/store.ts";
+import { readEnv } from "../../src/config/env.ts";
 import { initSchema } from "../../src/engine/schema.ts";
 import { expectGllamError, makeTempDir } from "../helpers.ts";
 
@@ -108,6 +109,20 @@ describe("Store connections", () => {
     expect(pragma(reading.dbRO(), "mmap_size")).toBe(256 * 1024 * 1024);
     reading.close();
   });
+
+  test("the KNN worker's cache: 512 MiB unless told (0 keeps none); $GLLAM_KNN_CACHE_MB is checked where it is read", async () => {
+    const path = freshPath();
+    for (const [options, bytes] of [[{}, DEFAULT_KNN_CACHE_MIB * 2 ** 20], [{ knnCacheMiB: 0 }, 0], [{ knnCacheMiB: 64, readOnly: true }, 64 * 2 ** 20]] as [StoreOptions, number][]) {
+      const store = await Store.open(path, options);
+      expect(store.knnCacheBytes).toBe(bytes);
+      store.close();
+    }
+    expect(DEFAULT_KNN_CACHE_MIB).toBe(512);
+    expect(readEnv({ GLLAM_KNN_CACHE_MB: " 128 " }).GLLAM_KNN_CACHE_MB).toBe(128);
+    for (const [value, message] of [["lots", /must be a number of MiB/], ["1.5", /must be a whole number/], ["-2", /must not be negative/], ["8192", /must be at most 4000/]] as const) {
+      await expectGllamError(() => readEnv({ GLLAM_KNN_CACHE_MB: value }), "E_CONFIG", new RegExp(`GLLAM_KNN_CACHE_MB: ${message.source}`));
+    }
+  });
 });
 
 /** Snapshot of a file and its WAL companions, to prove a refused open changed nothing. */
@@ -121,7 +136,7 @@ function snapshot(path: string) {
   };
 }
 
-type BadCase = { name: string; make: () => string; code: GllamErrorCode; message: RegExp; options?: { readOnly?: boolean } };
+type BadCase = { name: string; make: () => string; code: GllamErrorCode; message: RegExp; options?: StoreOptions };
 
 const badCases: BadCase[] = [
   {
@@ -174,6 +189,9 @@ const badCases: BadCase[] = [
   // /proc refuses new files even to root, so this holds wherever the tests run.
   { name: "a folder without write permission", make: () => "/proc/gllam-test.db", code: "E_CANNOT_OPEN", message: /cannot open \/proc\/gllam-test\.db/ },
   { name: "a missing file opened read-only", make: () => freshPath(), code: "E_NOT_FOUND", message: /no database at/, options: { readOnly: true } },
+  // Checked before anything is opened or made.
+  { name: "a negative KNN cache", make: () => freshPath(), code: "E_BAD_INPUT", message: /invalid KNN cache \(MiB\): .*must not be negative/, options: { knnCacheMiB: -1 } },
+  { name: "a KNN cache past a WebAssembly memory", make: () => freshPath(), code: "E_BAD_INPUT", message: /at most 4000/, options: { knnCacheMiB: 4096 } },
 ];
 
 describe("Store refuses bad files and changes nothing", () => {

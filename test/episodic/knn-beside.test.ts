@@ -120,6 +120,43 @@ describe("the static KNN on a worker beside the calling thread", () => {
     }
   });
 
+  test("a worker keeping the cells' chunks answers from them once it has read them, sees another connection's writes, and keeps none when told", async () => {
+    const copy = await fileWithCells();
+    const writer = await Gllam.open(copy, { embedder: hash, staticEmbedder });
+    const none = await Gllam.open(copy, { readOnly: true, embedder: hash, staticEmbedder, knnCacheMiB: 0 });
+    try {
+      const besides = [knnBesideOf(writer.store)!, knnBesideOf(none.store)!];
+      for (const beside of besides) expect(await beside.ready).toBe(true);
+      const [keeping, plain] = besides as [KnnBeside, KnnBeside];
+      const here = (text: string, k: number) => knnStaticEpisodes(writer.dbRO(), vectorOf(text), k, "default");
+      for (let pass = 0; pass < 2; pass++) {
+        for (const text of QUERIES) {
+          expect(await scanOnWorker(writer, keeping, text, 50)).toEqual(here(text, 50));
+          expect(await scanOnWorker(none, plain, text, 50)).toEqual(here(text, 50));
+        }
+        // The first pass read each probed chunk; the second found them all kept.
+        expect(keeping.keepsAll).toBe(pass === 1);
+        expect(plain.keepsAll).toBe(false);
+      }
+      // Turns saying what the first query says: their vectors are its own, so they come first.
+      writer.addEpisodes(turns(3, 700).map((turn) => ({ ...turn, content: QUERIES[0]! })));
+      const fresh = (await scanOnWorker(writer, keeping, QUERIES[0]!, 50))!;
+      expect(fresh).toEqual(here(QUERIES[0]!, 50));
+      const added = writer.dbRO().query<{ id: number }, [string]>("SELECT id FROM episodes WHERE content = ? ORDER BY id").all(QUERIES[0]!).map((row) => row.id);
+      expect(added).toHaveLength(3);
+      expect(fresh.slice(0, 3).map((hit) => hit.episodeId).sort((a, b) => a - b)).toEqual(added);
+      expect(keeping.keepsAll).toBe(false);
+      expect(await scanOnWorker(writer, keeping, QUERIES[0]!, 50)).toEqual(fresh);
+      expect(keeping.keepsAll).toBe(true);
+      // As recall shares it, the calling thread leaving the cells to a worker that keeps them.
+      for (const text of QUERIES) expect(await shareStaticKnn(writer.store, vectorOf(text), 100, "default")!.finish()).toEqual(here(text, 100));
+      expect(keeping.failed + plain.failed).toBe(0);
+    } finally {
+      none.close();
+      writer.close();
+    }
+  });
+
   test("a worker that cannot open the file is never asked; a job that fails resolves undefined (the caller's own KNN answers)", async () => {
     const query = toInt8Vector(vectorOf("rain"));
     const missing = startKnnBeside(join(makeTempDir(), "missing.db"))!;

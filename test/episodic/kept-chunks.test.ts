@@ -1,0 +1,144 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { seededRandom } from "../../src/bench/random.ts";
+import { openConnection } from "../../src/engine/connections.ts";
+import { resolveVecExtension } from "../../src/engine/vec-extension.ts";
+import { int8Distances, int8Norm, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
+import { KeptChunks } from "../../src/episodic/kept-chunks.ts";
+import { makeTempDir } from "../helpers.ts";
+
+const vecPath = await resolveVecExtension();
+const DIMS = 32;
+/** vec0 chunks of 8 vectors: a chunk is 256 bytes of vectors and 64 of norms. */
+const CHUNK = 8 * DIMS + 8 * 8;
+const randomInt8 = (random: () => number) => Int8Array.from({ length: DIMS }, () => Math.floor(random() * 256) - 128);
+
+/** A file with a writer and a reader, as the KNN worker reads a file another connection writes. */
+function openPair() {
+  const path = join(makeTempDir(), "kept.db");
+  const writer = openConnection(path, "writer", vecPath);
+  const make = () => writer.run(`CREATE VIRTUAL TABLE t USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding int8[${DIMS}] distance_metric=cosine, chunk_size=8)`);
+  make();
+  const reader = openConnection(path, "reader", vecPath);
+  const insert = (id: number, cell: number, vector: Int8Array) => writer.query("INSERT INTO t (episode_id, scope, cell, embedding) VALUES (?, 'a', ?, vec_int8(?))").run(id, cell, vector);
+  return { writer, reader, make, insert, close: () => [reader, writer].forEach((db) => db.close()) };
+}
+
+const CELLS: ["a", number][] = [0, 1, 2, 3].map((cell) => ["a", cell]);
+
+describe("chunks kept between scans", () => {
+  // Room for every chunk, for three (the least recently used go), for one, and for none (each is read and scored as without).
+  test.each([
+    ["every chunk", 1 << 20],
+    ["three chunks", 3 * CHUNK],
+    ["one chunk", CHUNK],
+    ["no chunk", CHUNK - 1],
+  ])("with room for %s, scans answer as scans of what is stored: through inserts, deletes, a freed slot filled again and a table made again", (_, room) => {
+    const random = seededRandom(31).next;
+    const { writer, reader, make, insert, close } = openPair();
+    const kept = new KeptChunks(room);
+    const expectSame = (q: Int8Array, k: number) => {
+      // The reader's plain scan reads everything again: the kept chunks must give its answer, to the bit.
+      const plain = scanInt8Partitions(reader, "t", CELLS, q, k);
+      expect(scanInt8Partitions(reader, "t", CELLS, q, k, undefined, kept)).toEqual(plain);
+      return plain;
+    };
+    try {
+      for (let id = 1; id <= 60; id++) insert(id, id % 4, randomInt8(random));
+      const queries = Array.from({ length: 4 }, () => randomInt8(random));
+      for (const q of queries) for (const k of [1, 5, 60]) expectSame(q, k);
+      // New vectors fill the partitions' last chunks and start new ones.
+      for (let id = 61; id <= 75; id++) insert(id, id % 4, randomInt8(random));
+      for (const q of queries) expectSame(q, 10);
+      // The nearest goes, and a new episode with the query's own vector may take its slot.
+      const q = queries[0]!;
+      const [nearest] = expectSame(q, 1);
+      writer.run("DELETE FROM t WHERE episode_id = ?", [nearest!.episodeId]);
+      insert(76, nearest!.episodeId % 4, q);
+      expect(expectSame(q, 1)[0]!.episodeId).toBe(76);
+      // Made again with other vectors under the same ids and cells: the chunks' rows may be byte for byte the same.
+      writer.run("DROP TABLE t");
+      make();
+      for (let id = 1; id <= 60; id++) insert(id, id % 4, randomInt8(random));
+      for (const q of queries) expectSame(q, 5);
+      expect(kept.bytes).toBeLessThanOrEqual(room);
+    } finally {
+      close();
+    }
+  });
+
+  test("a chunk is read once while nothing is written; a write makes only the chunks it changed read again", () => {
+    const random = seededRandom(37).next;
+    const { reader, insert, close } = openPair();
+    const kept = new KeptChunks(1 << 20);
+    try {
+      // 4 cells of 3 full chunks each (96 vectors), one changed later.
+      for (let id = 1; id <= 96; id++) insert(id, id % 4, randomInt8(random));
+      const q = randomInt8(random);
+      scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+      expect([kept.misses, kept.hits]).toEqual([12, 0]);
+      scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+      expect([kept.misses, kept.hits]).toEqual([12, 12]);
+      expect(kept.bytes).toBe(12 * CHUNK);
+      // A new vector in cell 1 starts a fourth chunk there: the twelve kept are still good.
+      insert(97, 1, randomInt8(random));
+      scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+      expect([kept.misses, kept.hits]).toEqual([13, 24]);
+      // Scored where kept, the distances are those of the chunk read and scored again.
+      const chunk = reader.query<{ vectors: Uint8Array }, []>("SELECT vectors FROM t_vector_chunks00 ORDER BY rowid LIMIT 1").get()!;
+      const row = reader.query<{ chunkId: number; validity: Uint8Array; rowids: Uint8Array }, []>("SELECT chunk_id AS chunkId, validity, rowids FROM t_chunks ORDER BY chunk_id LIMIT 1").get()!;
+      const again = Array.from(int8Distances(q, chunk.vectors, 8));
+      expect(Array.from(kept.distances(row, q, int8Norm(q), () => chunk.vectors)!)).toEqual(again);
+      expect([kept.misses, kept.hits]).toEqual([13, 25]);
+    } finally {
+      close();
+    }
+  });
+
+  test("past its room, the chunk used least recently goes", () => {
+    const random = seededRandom(43).next;
+    const { reader, insert, close } = openPair();
+    const kept = new KeptChunks(2 * CHUNK);
+    try {
+      // One chunk per cell.
+      for (let id = 1; id <= 24; id++) insert(id, id % 3, randomInt8(random));
+      const q = randomInt8(random);
+      const scan = (cell: number) => scanInt8Partitions(reader, "t", [["a", cell]], q, 3, undefined, kept);
+      const counts = () => [kept.misses, kept.hits];
+      scan(0);
+      scan(1);
+      scan(0);
+      expect(counts()).toEqual([2, 1]);
+      // Cell 1's chunk was used least recently: cell 2's takes its place, cell 0's stays.
+      scan(2);
+      scan(0);
+      expect(counts()).toEqual([3, 2]);
+      scan(1);
+      expect(counts()).toEqual([4, 2]);
+    } finally {
+      close();
+    }
+  });
+
+  test("a scan of another table or another dimension lets the kept chunks go", () => {
+    const random = seededRandom(41).next;
+    const { writer, reader, insert, close } = openPair();
+    const kept = new KeptChunks(1 << 20);
+    try {
+      for (let id = 1; id <= 16; id++) insert(id, 0, randomInt8(random));
+      writer.run("CREATE VIRTUAL TABLE u USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding int8[16] distance_metric=cosine, chunk_size=8)");
+      const rows = Array.from({ length: 16 }, () => Int8Array.from({ length: 16 }, () => Math.floor(random() * 256) - 128));
+      rows.forEach((vector, i) => writer.query("INSERT INTO u (episode_id, scope, cell, embedding) VALUES (?, 'a', 0, vec_int8(?))").run(i + 1, vector));
+      const q32 = randomInt8(random);
+      const q16 = rows[3]!;
+      for (let round = 0; round < 2; round++) {
+        expect(scanInt8Partitions(reader, "t", [["a", 0]], q32, 3, undefined, kept)).toEqual(scanInt8Partitions(reader, "t", [["a", 0]], q32, 3));
+        expect(scanInt8Partitions(reader, "u", [["a", 0]], q16, 3, undefined, kept)).toEqual(scanInt8Partitions(reader, "u", [["a", 0]], q16, 3));
+      }
+      // Each switch read its table's two chunks again.
+      expect([kept.misses, kept.hits]).toEqual([8, 0]);
+    } finally {
+      close();
+    }
+  });
+});
