@@ -19,6 +19,9 @@ import type { Database } from "bun:sqlite";
 import { fileChanges, schemaVersion } from "../engine/file-state.ts";
 import { int8Kernel, type Kernel } from "./int8-scan.ts";
 
+/** Whether a scan found most of its chunks kept (at least 9 in 10): then it is several times faster than one that reads them. */
+export const mostlyKept = (hits: number, misses: number): boolean => hits > 0 && misses * 10 <= hits + misses;
+
 /** A chunk as its row gives it: which slots hold a vector, and their episode ids (int64). */
 export type ChunkState = { chunkId: number; validity: Uint8Array; rowids: Uint8Array };
 

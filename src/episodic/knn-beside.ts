@@ -6,8 +6,8 @@
  * lists. At 1M episodes BM25 (~5-9 ms) and the KNN (~12-14 ms) ran one after the other on one core.
  * Below the cells' threshold the scan takes ~1 ms, less than is worth a message round trip, and it
  * stays on the calling thread. The worker keeps the chunks it reads (kept-chunks.ts, up to the
- * store's knnCacheBytes): once a query's chunks are all kept it scans them several times faster
- * than the calling thread reads them, and the calling thread leaves it the cells (KEPT_ALL).
+ * store's knnCacheBytes): once it finds most of a query's chunks kept it scans them several times
+ * faster than the calling thread reads them, and the calling thread leaves it the cells (KEEPS).
  *
  * Same answers: the same scan code over the same file, and the k nearest of the two threads' k
  * nearest are those of one scan (mergeNearest). Each thread reads in a snapshot of its own: under
@@ -47,11 +47,12 @@ export type KnnReply =
  */
 export const KNN_STATE = { starting: 0, opening: 1, ready: 2, closed: 3, cancelled: 4 } as const;
 /**
- * state[1]: 1 while the worker's last scan found every chunk it scanned kept (kept-chunks.ts): it
- * then scans a cell several times faster than the calling thread reads one, and finish() leaves
- * the cells to it once it has taken one.
+ * state[KEEPS]: 1 while the worker's last scan found most of its chunks kept (mostlyKept): it then
+ * scans a cell several times faster than the calling thread reads one, and finish() leaves the
+ * cells to it once it has taken one. (After a write, the chunks it changed are read again: one a
+ * turn, in an agent's loop.)
  */
-export const KEPT_ALL = 1;
+export const KEEPS = 1;
 /** How long close() waits for the worker to close its handle (it finishes the job it holds first). */
 const CLOSE_WAIT_MS = 5000;
 
@@ -62,8 +63,8 @@ export type KnnBeside = {
    * cells it took, or undefined when the job failed.
    */
   scan(table: string, partitions: [string, number][], query: Int8Array, k: number, next: Int32Array): Promise<EpisodeHit[] | undefined> | undefined;
-  /** Whether the worker's last scan found every chunk kept (KEPT_ALL). */
-  readonly keepsAll: boolean;
+  /** Whether the worker's last scan found most of its chunks kept (KEEPS). */
+  readonly keepsChunks: boolean;
   /** Resolves once the worker has opened the file (true) or cannot (false). */
   readonly ready: Promise<boolean>;
   /** Closes the worker's handle (waiting for it), then ends the worker. */
@@ -87,7 +88,7 @@ export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefin
   } catch {
     return undefined;
   }
-  // [0]: KNN_STATE; [1]: KEPT_ALL.
+  // [0]: KNN_STATE; [KEEPS].
   const state = new Int32Array(new SharedArrayBuffer(8));
   const waiting = new Map<number, (reply: KnnReply | undefined) => void>();
   // broken: the worker failed or exited (nothing more is posted to it); exited: it is gone; closed: close() ran.
@@ -138,8 +139,8 @@ export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefin
     get answered() {
       return answered;
     },
-    get keepsAll() {
-      return Atomics.load(state, KEPT_ALL) === 1;
+    get keepsChunks() {
+      return Atomics.load(state, KEEPS) === 1;
     },
     get failed() {
       return failed;
@@ -215,7 +216,7 @@ export function shareStaticKnn(store: Store, vector: Float32Array, k: number, sc
   return {
     async finish() {
       // A worker scanning kept chunks finishes sooner than this thread would read the cells left.
-      if (beside!.keepsAll && Atomics.load(next, 0) > 0) return theirs;
+      if (beside!.keepsChunks && Atomics.load(next, 0) > 0) return theirs;
       let taken = 0;
       const mine = scanInt8Partitions(db, cells.table, cells.partitions, query, k, () => {
         const p = Atomics.add(next, 0, 1);

@@ -8,9 +8,9 @@
 import type { Database } from "bun:sqlite";
 import { openSideReader } from "../engine/connections.ts";
 import { describeError } from "../engine/errors.ts";
-import { KEPT_ALL, KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
+import { KEEPS, KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
 import { scanInt8Partitions } from "./int8-scan.ts";
-import { KeptChunks } from "./kept-chunks.ts";
+import { KeptChunks, mostlyKept } from "./kept-chunks.ts";
 
 declare const self: Worker;
 let db: Database | undefined;
@@ -48,9 +48,9 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
   try {
     if (!db) throw new Error("the KNN worker has no open database");
     const next = new Int32Array(request.next);
-    const missed = kept?.misses;
+    const [keptBefore, readBefore] = [kept?.hits ?? 0, kept?.misses ?? 0];
     const hits = scanInt8Partitions(db, request.table, request.partitions, request.query, request.k, () => Atomics.add(next, 0, 1), kept);
-    if (kept) Atomics.store(state!, KEPT_ALL, kept.misses === missed ? 1 : 0);
+    if (kept) Atomics.store(state!, KEEPS, mostlyKept(kept.hits - keptBefore, kept.misses - readBefore) ? 1 : 0);
     reply = { type: "hits", id: request.id, ids: Float64Array.from(hits, (hit) => hit.episodeId), distances: Float64Array.from(hits, (hit) => hit.distance) };
   } catch (error) {
     reply = { type: "error", id: request.id, message: describeError(error) };

@@ -4,7 +4,7 @@ import { seededRandom } from "../../src/bench/random.ts";
 import { openConnection } from "../../src/engine/connections.ts";
 import { resolveVecExtension } from "../../src/engine/vec-extension.ts";
 import { int8Distances, int8Norm, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
-import { KeptChunks } from "../../src/episodic/kept-chunks.ts";
+import { KeptChunks, mostlyKept } from "../../src/episodic/kept-chunks.ts";
 import { makeTempDir } from "../helpers.ts";
 
 const vecPath = await resolveVecExtension();
@@ -142,3 +142,13 @@ describe("chunks kept between scans", () => {
     }
   });
 });
+
+test.each([
+  [0, 0, false],
+  [0, 12, false],
+  [11, 1, true],
+  [9, 1, true],
+  [8, 1, false],
+  [160, 12, true],
+  [150, 22, false],
+])("%p chunks kept and %p read: mostly kept is %p", (hits, misses, expected) => expect(mostlyKept(hits, misses)).toBe(expected));

@@ -135,8 +135,8 @@ describe("the static KNN on a worker beside the calling thread", () => {
           expect(await scanOnWorker(none, plain, text, 50)).toEqual(here(text, 50));
         }
         // The first pass read each probed chunk; the second found them all kept.
-        expect(keeping.keepsAll).toBe(pass === 1);
-        expect(plain.keepsAll).toBe(false);
+        expect(keeping.keepsChunks).toBe(pass === 1);
+        expect(plain.keepsChunks).toBe(false);
       }
       // Turns saying what the first query says: their vectors are its own, so they come first.
       writer.addEpisodes(turns(3, 700).map((turn) => ({ ...turn, content: QUERIES[0]! })));
@@ -145,9 +145,8 @@ describe("the static KNN on a worker beside the calling thread", () => {
       const added = writer.dbRO().query<{ id: number }, [string]>("SELECT id FROM episodes WHERE content = ? ORDER BY id").all(QUERIES[0]!).map((row) => row.id);
       expect(added).toHaveLength(3);
       expect(fresh.slice(0, 3).map((hit) => hit.episodeId).sort((a, b) => a - b)).toEqual(added);
-      expect(keeping.keepsAll).toBe(false);
       expect(await scanOnWorker(writer, keeping, QUERIES[0]!, 50)).toEqual(fresh);
-      expect(keeping.keepsAll).toBe(true);
+      expect(keeping.keepsChunks).toBe(true);
       // As recall shares it, the calling thread leaving the cells to a worker that keeps them.
       for (const text of QUERIES) expect(await shareStaticKnn(writer.store, vectorOf(text), 100, "default")!.finish()).toEqual(here(text, 100));
       expect(keeping.failed + plain.failed).toBe(0);
