@@ -19,6 +19,7 @@ import { toInt8Vector } from "../embed/static/static-embedder.ts";
 import { fileChanges } from "../engine/file-state.ts";
 import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
+import { sameBytes } from "./same-bytes.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 // Fewer, larger cells than the usual sqrt(n): each probed cell is a vec0 query of its own (~0.7 ms
@@ -170,8 +171,7 @@ export function assignCells(centroids: Centroids, vectors: Float32Array[]): Int3
 /** Cells assigned ahead (assignCells, off the writer's thread), one per item, with these centroids: used only while the tier's centroids are still these. */
 export type AssignedCells = { centroids: Centroids; cells: Int32Array };
 
-/** Byte for byte (a memcmp: this runs once per unit written, on the writer's thread). */
-const sameBytes = (a: Float32Array, b: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+/** Byte for byte (this runs once per unit written, on the writer's thread). */
 const sameCentroids = (a: Centroids, b: Centroids) => a === b || (a.dims === b.dims && sameBytes(a.coarse, b.coarse) && sameBytes(a.fine, b.fine));
 
 /** The `probes` cells whose centroids are nearest a unit query vector, nearest first. */

@@ -207,6 +207,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   const dims = query.length;
   kept?.begin(db, table, dims);
   const queryNorm = int8Norm(query);
+  const scoreRead = (vectors: Uint8Array) => int8Distances(query, vectors, vectors.length / dims);
   // The distance is tested first (most vectors fail it once the heap is full), against a bound kept
   // in a local; a rowid is read only for a vector kept.
   let bound = nearest.bound;
@@ -218,7 +219,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
       // Read with the row, or only when the kept chunks do not hold it as it is now.
       let vectors = chunk.vectors;
       const vectorsOf = () => (vectors ??= readVectors.get(chunk.chunkId)?.vectors ?? new Uint8Array(0));
-      const distances = kept?.distances(chunk, query, queryNorm, vectorsOf) ?? int8Distances(query, vectorsOf(), vectorsOf().length / dims);
+      const distances = kept?.distances(chunk, query, queryNorm, vectorsOf) ?? scoreRead(vectorsOf());
       read += vectors?.length ?? 0;
       const { validity } = chunk;
       for (let i = 0; i < distances.length; i++) {

@@ -18,6 +18,7 @@
 import type { Database } from "bun:sqlite";
 import { fileChanges, schemaVersion } from "../engine/file-state.ts";
 import { int8Kernel, type Kernel } from "./int8-scan.ts";
+import { sameBytes } from "./same-bytes.ts";
 
 /** Whether a scan found most of its chunks kept (at least 9 in 10): then it is several times faster than one that reads them. */
 export const mostlyKept = (hits: number, misses: number): boolean => hits > 0 && misses * 10 <= hits + misses;
@@ -27,7 +28,6 @@ export type ChunkState = { chunkId: number; validity: Uint8Array; rowids: Uint8A
 
 type Kept = { offset: number; validity: Uint8Array; rowids: Uint8Array };
 
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 const align = (n: number, to: number): number => Math.ceil(n / to) * to;
 
 export class KeptChunks {
