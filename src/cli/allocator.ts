@@ -1,18 +1,19 @@
 /**
  * Long-running commands keep the memory Bun's allocator frees. mimalloc, the allocator Bun uses
  * outside the JavaScript heap, hands freed pages back to the kernel (after each full garbage
- * collection, and 100 ms after a free), and the next buffer placed there takes a page fault for
- * every 4 KiB again. A recall at 1M episodes allocates ~1 MB of such buffers (the postings' bytes
- * read out of SQLite, per-query arrays), so it took ~300 faults, which cost ~11 µs each on this
- * machine: recall p50 9.8-11.4 ms, ~17 ms of CPU; with MIMALLOC_PURGE_DELAY=-1 (never hand back)
- * 6.7-7.4 ms and ~11.5 ms of CPU, ingest ~12-15% faster; peak resident memory ~85 MB higher.
- * mimalloc reads the variable once, when the process starts, so the process starts again with
- * it (process.execve: the same pid, arguments and open files) before anything else is loaded.
- * A variable already set, to any value, is left alone: MIMALLOC_PURGE_DELAY=100 is Bun's default.
+ * collection, 100 ms after a free, and by sweeping free blocks in used pages), and the next buffer
+ * placed there takes a page fault for every 4 KiB again: ~300 a recall at 1M episodes (each
+ * posting row bun:sqlite returns is a fresh buffer), ~11 µs each on the VM this was measured on.
+ * With MIMALLOC_PURGE_DELAY=-1 (never hand back) warm recall p50 there went from 7.7-10.6 to
+ * 5.4-9.2 ms and ingest ~6-15% faster; the cost is that a process holds the most it has used
+ * (README "Freed memory kept"). mimalloc reads the variable once, when the process starts, so the
+ * process starts again with it (process.execve: the same pid, arguments and open files) before
+ * anything else is loaded. A value already set is left alone: MIMALLOC_PURGE_DELAY=100 is Bun's
+ * default.
  */
 import { normalizeArgv } from "./argv.ts";
 
-export const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
+const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
 
 /** Commands that answer many requests or write for long: the REPL, the servers, ingest, the benchmarks. */
 const LONG_RUNNING = new Set(["serve", "mcp", "repl", "bench", "ingest", "import", "reembed", "sleep", "extract"]);
