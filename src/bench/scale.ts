@@ -86,6 +86,8 @@ export type ScaleBenchResult = {
   model_sample: number;
   /** Ingest chunks whose static vectors and cells the worker computed (embed-ahead.ts), and those it failed (then the writer's thread did). */
   embedded_ahead: { chunks: number; failed: number };
+  /** The allocator setting the process ran with (null: Bun's default); it moves recall and ingest by a fifth or more (src/cli/allocator.ts). */
+  mimalloc_purge_delay: string | null;
 };
 
 type Question = { text: string; relevant: Set<string> };
@@ -243,7 +245,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead, mimalloc_purge_delay: process.env.MIMALLOC_PURGE_DELAY ?? null };
   } finally {
     await embedAhead?.close();
     gllam.close();

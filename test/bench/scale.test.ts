@@ -69,7 +69,7 @@ describe("bench scale", () => {
       episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, recall_again_p50_ms: ms * 0.8, recall_again_p95_ms: ms * 1.5, lexical_p50_ms: ms / 2,
       model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_k100_p50_ms: ms / 2, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, ingest_peak_rss_mb: 250, query_peak_rss_mb: 300, peak_rss_mb: 300, rss_anon_mb: 200, rss_file_mb: 100,
     });
-    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, embedded_ahead: { chunks: 2, failed: 0 } });
+    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, embedded_ahead: { chunks: 2, failed: 0 }, mimalloc_purge_delay: null });
     expect(svg).toStartWith("<svg");
     expect(svg.match(/<polyline/g)).toHaveLength(7);
     expect(svg).toContain(">10K<");
@@ -87,9 +87,11 @@ describe("bench scale", () => {
     const result = JSON.parse(require("node:fs").readFileSync(join(dir, "out.json"), "utf8"));
     expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
     expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
-    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "sizes", "static_embedder", "turns_per_copy"]);
+    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "mimalloc_purge_delay", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "sizes", "static_embedder", "turns_per_copy"]);
     // One chunk per size (30 turns, then 60 more), both embedded by the worker.
     expect(result).toMatchObject({ model_sample: 4, model_rss_mb: expect.any(Number), base_rss_mb: expect.any(Number), embedded_ahead: { chunks: 2, failed: 0 } });
+    // `gllam bench` runs long: it started again keeping freed memory (src/cli/allocator.ts), and says so.
+    expect(result.mimalloc_purge_delay).toBe(process.env.MIMALLOC_PURGE_DELAY ?? "-1");
     for (const row of result.sizes) {
       expect(Object.keys(row).sort()).toEqual([
         "db_bytes", "episodes", "ingest_peak_rss_mb", "ingest_turns_per_cpu_s", "ingest_turns_per_s", "knn_exact_p50_ms", "knn_exact_recall_at_10", "knn_k100_p50_ms", "knn_overlap_at_10", "knn_p50_ms",
