@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { GllamError } from "../engine/errors.ts";
 
 /** An integer flag of a benchmark driver, with its default and lower bound. */
@@ -21,5 +22,11 @@ export async function reportBenchResult(result: unknown, jsonPath: string | unde
   console.log(text);
 }
 
-/** This executable, to start again as another process: the compiled binary itself, or bun with the CLI entry point. */
-export const selfCommand = (): string[] => (import.meta.url.includes("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main]);
+/**
+ * This executable, to start again as another process: the compiled binary itself, or bun with the
+ * CLI entry point (by its path, not Bun.main: a test that imports a driver is its own entry point).
+ */
+export function selfCommand(): string[] {
+  const compiled = import.meta.dir.startsWith("/$bunfs") || import.meta.dir.includes("~BUN");
+  return compiled ? [process.execPath] : [process.execPath, join(import.meta.dir, "../cli/main.ts")];
+}

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { GllamError } from "../engine/errors.ts";
+import { selfCommand } from "./args.ts";
 import { isFastDownwardAvailable, resolveFastDownwardPath, runFastDownward } from "../planning/fast-downward.ts";
 import { parsePlanText } from "../planning/plan-text.ts";
 import type { PlanStatus } from "../planning/planner.ts";
@@ -52,11 +53,6 @@ const median = (values: number[]): number | null => {
 };
 const round = (x: number | null, digits: number) => (x === null ? null : Number(x.toFixed(digits)));
 
-/** How this process runs `gllam`: the compiled binary itself, or bun with the CLI entry point. */
-function selfCommand(): string[] {
-  const compiled = import.meta.dir.startsWith("/$bunfs") || import.meta.dir.includes("~BUN");
-  return compiled ? [process.execPath] : [process.execPath, join(import.meta.dir, "../cli/main.ts")];
-}
 
 /**
  * The native planners run as `gllam plan` subprocesses (memory and crashes stay isolated, a hard

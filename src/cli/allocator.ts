@@ -11,6 +11,7 @@
  * anything else is loaded. A value already set is left alone: MIMALLOC_PURGE_DELAY=100 is Bun's
  * default.
  */
+import { selfCommand } from "../bench/args.ts";
 import { normalizeArgv } from "./argv.ts";
 
 const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
@@ -25,22 +26,20 @@ export function runsLong(argv: string[], atTerminal: boolean): boolean {
   return LONG_RUNNING.has(first);
 }
 
-export type Self = { execPath: string; execArgv: string[]; main: string; compiled: boolean };
-
 /**
- * The argv that starts this program again with `argv`: a compiled binary takes its own arguments;
- * from source, bun takes its runtime flags (--cpu-prof, --smol), then the entry point.
+ * The argv that starts this program again with `argv`, from `self` (selfCommand: the compiled
+ * binary, which takes the arguments alone, or bun and the entry point) and bun's runtime flags
+ * (--cpu-prof, --smol), which go before the entry point.
  */
-export const restartArgv = (self: Self, argv: string[]): string[] =>
-  self.compiled ? [self.execPath, ...argv] : [self.execPath, ...self.execArgv, self.main, ...argv];
+export const restartArgv = (self: string[], execArgv: string[], argv: string[]): string[] =>
+  self.length === 1 ? [...self, ...argv] : [self[0]!, ...execArgv, ...self.slice(1), ...argv];
 
 /** Starts the process again with freed memory kept, when the command runs long and nothing set the variable; otherwise returns. */
 export function keepFreedMemory(argv: string[]): void {
   if (process.env[PURGE_DELAY_VARIABLE] !== undefined || typeof process.execve !== "function") return;
   if (!runsLong(argv, process.stdin.isTTY === true && process.stdout.isTTY === true)) return;
-  const self: Self = { execPath: process.execPath, execArgv: process.execArgv, main: Bun.main, compiled: import.meta.url.includes("/$bunfs/") };
   try {
-    process.execve(process.execPath, restartArgv(self, argv), { ...process.env, [PURGE_DELAY_VARIABLE]: "-1" });
+    process.execve(process.execPath, restartArgv(selfCommand(), process.execArgv, argv), { ...process.env, [PURGE_DELAY_VARIABLE]: "-1" });
   } catch {
     // execve failed (the executable moved, a sandbox forbids it): run as started, with Bun's default.
   }

@@ -26,12 +26,11 @@ describe("runsLong", () => {
 });
 
 describe("restartArgv", () => {
-  const self = { execPath: "/usr/bin/bun", execArgv: ["--smol"], main: "/src/cli/main.ts" };
   test("from source, bun takes its own flags, then the entry point and the arguments", () => {
-    expect(restartArgv({ ...self, compiled: false }, ["serve", "--port", "0"])).toEqual(["/usr/bin/bun", "--smol", "/src/cli/main.ts", "serve", "--port", "0"]);
+    expect(restartArgv(["/usr/bin/bun", "/src/cli/main.ts"], ["--smol"], ["serve", "--port", "0"])).toEqual(["/usr/bin/bun", "--smol", "/src/cli/main.ts", "serve", "--port", "0"]);
   });
   test("a compiled binary takes the arguments alone (its entry point and flags are inside it)", () => {
-    expect(restartArgv({ ...self, execPath: "/opt/gllam", compiled: true }, ["serve"])).toEqual(["/opt/gllam", "serve"]);
+    expect(restartArgv(["/opt/gllam"], ["--smol"], ["serve"])).toEqual(["/opt/gllam", "serve"]);
   });
 });
 
