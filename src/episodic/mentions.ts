@@ -12,7 +12,7 @@ function loadMatcher(db: Database, scope: string): MentionMatcher {
 }
 
 /** Links new episodes to the nodes of their scope they mention; returns how many links were written. */
-export function linkEpisodeMentions(db: Database, episodes: { id: number; scope: string; content: string }[]): number {
+export function linkEpisodeMentions(db: Database, episodes: Iterable<{ id: number; scope: string; content: string }>): number {
   const matchers = new Map<string, MentionMatcher>();
   const insert = db.query("INSERT INTO episode_mentions (episode_id, node_id) VALUES (?, ?) ON CONFLICT DO NOTHING");
   let written = 0;
@@ -26,8 +26,8 @@ export function linkEpisodeMentions(db: Database, episodes: { id: number; scope:
 
 /** Re-links every episode of a scope (after nodes were added): mentions are derived, so this is safe to repeat. */
 export function relinkScopeMentions(db: Database, scope: string): number {
-  const episodes = db.query<{ id: number; scope: string; content: string }, [string]>("SELECT id, scope, content FROM episodes WHERE scope = ?").all(scope);
-  return linkEpisodeMentions(db, episodes);
+  // Row by row: a scope's texts held at once would be ~0.3 GB at a million turns.
+  return linkEpisodeMentions(db, db.query<{ id: number; scope: string; content: string }, [string]>("SELECT id, scope, content FROM episodes WHERE scope = ?").iterate(scope));
 }
 
 /** The node ids the episodes mention (episode_mentions), most-mentioned first. */

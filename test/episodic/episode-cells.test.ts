@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { replaceVectorTier } from "../../src/engine/schema.ts";
-import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, scopeHasCells, sphericalKMeans, tierCentroids, trainCells } from "../../src/episodic/episode-cells.ts";
+import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, sampleEvenly, scopeHasCells, sphericalKMeans, tierCentroids, TRAIN_SAMPLE, trainCells } from "../../src/episodic/episode-cells.ts";
+import { ensureStaticVectorTable } from "../../src/engine/schema.ts";
 import { countStaticEpisodeVectors, exactStaticEpisodes, fillStaticVectors, knnStaticEpisodes, scopeStaticTable } from "../../src/episodic/static-vectors.ts";
 import { vectorRecords } from "../../src/maintenance/vector-dump.ts";
 import { exactEpisodes, knnEpisodes } from "../../src/episodic/vectors.ts";
@@ -52,6 +53,27 @@ describe("episode cells (pure)", () => {
     const centroids = sphericalKMeans(points, 4, 16);
     const owners = (cluster: number) => new Set(points.slice(cluster * 20, cluster * 20 + 20).map((p) => [0, 1, 2, 3].reduce((best, c) => (dotAt(p, centroids, c) > dotAt(p, centroids, best) ? c : best), 0)));
     for (let c = 0; c < 4; c++) expect(owners(c).size).toBe(1);
+  });
+
+  test.each([
+    [10, 4, [0, 2, 5, 7]],
+    [7, 3, [0, 2, 4]],
+    [5, 8, [0, 1, 2, 3, 4]],
+    [6, 6, [0, 1, 2, 3, 4, 5]],
+    [1, 3, [0]],
+    [0, 3, []],
+    [4, 0, []],
+  ])("%i items sampled to %i: items floor(i * count / size), as they stream past", (count, size, picked) => {
+    let read = 0;
+    const items = (function* () {
+      for (let i = 0; i < count; i++) {
+        read = i + 1;
+        yield i;
+      }
+    })();
+    expect(sampleEvenly(items, count, size, (i) => `#${i}`)).toEqual(picked.map((i) => `#${i}`));
+    // Nothing is read past the last item sampled.
+    expect(read).toBe(picked.length === size ? (picked.at(-1) ?? -1) + 1 : count);
   });
 
   test("a trained index assigns every point a cell among the cells nearest to it", () => {
@@ -142,6 +164,32 @@ describe("static cells in a file", () => {
     expect([count(cells, "episode_static_vectors"), count(cells, "episode_static_cells")]).toEqual([600, 640]);
     plain.close();
     cells.close();
+  });
+
+  test("a scope larger than the training sample: centroids from its evenly spaced vectors, every vector in its cell (read row by row)", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    const db = gllam.db();
+    const random = seededRandom(17).next;
+    const n = TRAIN_SAMPLE + 3_000;
+    gllam.store.transaction(() => {
+      ensureStaticVectorTable(db, "random-int8", 256);
+      const insert = db.query("INSERT INTO episode_static_vectors (episode_id, scope, embedding) VALUES (?, 'default', vec_int8(?))");
+      for (let id = 1; id <= n; id++) insert.run(id, Int8Array.from({ length: 256 }, () => Math.floor(random() * 255) - 127));
+    });
+    const rows = db.query<{ id: number; embedding: Uint8Array }, []>("SELECT episode_id AS id, embedding FROM episode_static_vectors WHERE scope = 'default'").all();
+    const unitOf = (bytes: Uint8Array) => {
+      const v = Float32Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, 256));
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    gllam.store.transaction(() => buildScopeCells(db, "static", "default", 256));
+    const expected = trainCells(Array.from({ length: TRAIN_SAMPLE }, (_, i) => unitOf(rows[Math.floor((i * n) / TRAIN_SAMPLE)]!.embedding)), 256);
+    const stored = tierCentroids(db, "static")!;
+    expect([stored.coarse, stored.fine]).toEqual([expected.coarse, expected.fine]);
+    const cells = new Map(db.query<{ id: number; cell: number }, []>("SELECT episode_id AS id, cell FROM episode_static_cells").all().map((row) => [row.id, row.cell]));
+    expect(cells.size).toBe(n);
+    for (const row of rows.filter((_, i) => i % 997 === 0)) expect(cells.get(row.id)).toBe(cellOf(expected, unitOf(row.embedding)));
+    gllam.close();
   });
 
   test("a cell's chunks are found through an index (built with the cells, added by initSchema to older files)", async () => {

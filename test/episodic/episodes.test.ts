@@ -101,6 +101,27 @@ describe("episodic store", () => {
     ]);
     gllam.close();
   });
+
+  test("relinking a scope after nodes were added links its earlier episodes (read row by row), only that scope's, and is safe to repeat", async () => {
+    const gllam = await openTempGllam(dir);
+    const { ids } = gllam.addEpisodes([
+      { sessionId: "s", seq: 0, content: "Porto in the rain." },
+      { sessionId: "s", seq: 1, content: "Nothing to see." },
+      { sessionId: "s", seq: 2, content: "Back to porto next spring." },
+      { scope: "other", sessionId: "x", seq: 0, content: "Porto again." },
+    ]);
+    gllam.upsertNode({ id: "porto", name: "Porto", type: "location" });
+    const linked = () => gllam.db().query("SELECT episode_id AS e, node_id AS n FROM episode_mentions ORDER BY e").all();
+    expect(linked()).toEqual([]);
+    expect(gllam.relinkMentions()).toBe(2);
+    expect(linked()).toEqual([
+      { e: ids[0], n: "porto" },
+      { e: ids[2], n: "porto" },
+    ]);
+    expect(gllam.relinkMentions()).toBe(0);
+    expect(linked()).toHaveLength(2);
+    gllam.close();
+  });
 });
 
 describe("speakers of a scope", () => {
