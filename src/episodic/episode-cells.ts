@@ -11,8 +11,8 @@
  * in WebAssembly (int8-scan.ts), model cells by a vec0 query each. Smaller scopes keep brute-force KNN.
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
- * of a tier) drops that tier's cells and the next write to a large scope rebuilds them, and import
- * only fills empty scopes, which have none.
+ * of a tier) drops that tier's cells and the swap that called it builds them again for the large
+ * scopes (buildLargeScopeCells), and import only fills empty scopes, which have none.
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
@@ -260,6 +260,21 @@ export function maintainCells(db: Database, tier: VectorTier, dims: number, item
       buildScopeCells(db, tier, scope, dims);
     }
   }
+}
+
+/**
+ * Builds the cells of every scope that has none and holds SCOPE_THRESHOLD vectors of the tier: after
+ * the tier's tables were replaced and filled (`gllam reembed`'s swap), which drops them. Left to the
+ * scope's next write of the tier, they may never come (a model tier already filled has none), and
+ * until then its KNN is brute force (~0.35 s a query at a million). The caller holds the write
+ * transaction. Returns the scopes given cells.
+ */
+export function buildLargeScopeCells(db: Database, tier: VectorTier, dims: number): string[] {
+  const codec = CODECS[tier];
+  const large = db.query<{ scope: string }, [number]>("SELECT scope FROM episodes GROUP BY scope HAVING count(*) >= ?").all(SCOPE_THRESHOLD);
+  const built = large.map((row) => row.scope).filter((scope) => !scopeHasCells(db, tier, scope) && countVectors(db, codec, scope) >= SCOPE_THRESHOLD);
+  for (const scope of built) buildScopeCells(db, tier, scope, dims);
+  return built;
 }
 
 /** The scope's episodes with a vector of the tier; the queue is counted only for a scope that may pass the threshold. */

@@ -14,6 +14,7 @@ import { replaceVectorTier, VECTOR_TIERS, type VectorTier } from "../engine/sche
 import type { Embedder, QueuedText } from "../embed/embedder.ts";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
 import type { MaintenanceJobRow } from "../memory/types.ts";
+import { buildLargeScopeCells } from "../episodic/episode-cells.ts";
 import { episodeEmbeddingText } from "../episodic/vectors.ts";
 import { NODE_TEXT_COLUMNS, nodeText, type NodeTextRow } from "../semantic/node-text.ts";
 
@@ -163,8 +164,8 @@ async function stage(store: Store, job: MaintenanceJobRow, kind: Kind, embedder:
 /**
  * The swap, in one transaction: the tier's tables are replaced by the staged vectors of the nodes
  * and episodes that still exist (a node changed since it was staged keeps no vector), the model
- * version recorded, and whatever has no vector now is queued for the filler (model tier) or the
- * next commit (static nodes).
+ * version recorded, whatever has no vector now queued for the filler (model tier) or the next
+ * commit (static nodes), and the large scopes' cells built again.
  */
 function swap(store: Store, job: MaintenanceJobRow, params: RebuildParams): void {
   const db = store.db();
@@ -199,6 +200,8 @@ function swap(store: Store, job: MaintenanceJobRow, params: RebuildParams): void
            WHERE NOT EXISTS (SELECT 1 FROM episode_vector_staging s WHERE s.tier = 'model' AND s.episode_id = e.id)`,
         ).run();
       }
+      // The dropped cells, built again now for the large scopes (after the queue, which they count).
+      if (params.episodes) buildLargeScopeCells(db, params.tier, params.dims);
       clearStaging(db, params.tier);
       finishJob(db, job.id, "done", job.state);
     });

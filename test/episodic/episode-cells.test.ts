@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
 import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { replaceVectorTier } from "../../src/engine/schema.ts";
-import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, sampleEvenly, scopeHasCells, sphericalKMeans, tierCentroids, TRAIN_SAMPLE, trainCells } from "../../src/episodic/episode-cells.ts";
+import { buildScopeCells, CELLS, cellOf, knnCells, nearestCells, sampleEvenly, SCOPE_THRESHOLD, scopeHasCells, sphericalKMeans, tierCentroids, TRAIN_SAMPLE, trainCells } from "../../src/episodic/episode-cells.ts";
 import { ensureStaticVectorTable } from "../../src/engine/schema.ts";
 import { countStaticEpisodeVectors, exactStaticEpisodes, fillStaticVectors, knnStaticEpisodes, scopeStaticTable } from "../../src/episodic/static-vectors.ts";
 import { vectorRecords } from "../../src/maintenance/vector-dump.ts";
@@ -189,6 +189,27 @@ describe("static cells in a file", () => {
     const cells = new Map(db.query<{ id: number; cell: number }, []>("SELECT episode_id AS id, cell FROM episode_static_cells").all().map((row) => [row.id, row.cell]));
     expect(cells.size).toBe(n);
     for (const row of rows.filter((_, i) => i % 997 === 0)) expect(cells.get(row.id)).toBe(cellOf(expected, unitOf(row.embedding)));
+    gllam.close();
+  });
+
+  test("a reembed builds the large scopes' cells again in its swap, both tiers: KNN by cells right after, before any write", async () => {
+    const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
+    const db = gllam.db();
+    for (let from = 0; from < SCOPE_THRESHOLD; from += 10_000) gllam.addEpisodes(turns(10_000, from));
+    gllam.addEpisodes(turns(5).map((t) => ({ ...t, scope: "small" })));
+    await gllam.waitForEmbeddings();
+    const cellsOf = () => (["static", "model"] as const).map((tier) => [scopeHasCells(db, tier, "default"), scopeHasCells(db, tier, "small")]);
+    expect(cellsOf()).toEqual([[true, false], [true, false]]);
+
+    const report = await gllam.reembedAll({ force: true });
+    expect(report).toMatchObject({ staticReset: true, reset: true, staticEpisodes: SCOPE_THRESHOLD + 5, episodes: SCOPE_THRESHOLD + 5 });
+    expect(cellsOf()).toEqual([[true, false], [true, false]]);
+    const count = (table: string) => (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect([count("episode_static_cells"), count("episode_model_cells")]).toEqual([SCOPE_THRESHOLD, SCOPE_THRESHOLD]);
+    const q = staticEmbedder.embedSync(["a loan from the bank"])[0]!;
+    expect(knnCells(db, "static", q, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exactStaticEpisodes(db, q, 10, "default").map((h) => h.episodeId));
+    const m = (await hash.embed(["a loan from the bank"]))[0]!;
+    expect(knnCells(db, "model", m, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exactEpisodes(db, m, 10, "default").map((h) => h.episodeId));
     gllam.close();
   });
 
