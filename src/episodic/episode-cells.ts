@@ -12,7 +12,8 @@
  *
  * A derived index: deleteVectors (forget) deletes from it too, replaceVectorTier (`gllam reembed`
  * of a tier) drops that tier's cells and the swap that called it builds them again for the large
- * scopes (buildLargeScopeCells), and import only fills empty scopes, which have none.
+ * scopes (buildLargeScopeCells), and import only fills empty scopes, which have none until it
+ * gives them theirs (computed vectors through maintainCells, carried ones at its end).
  */
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
@@ -263,16 +264,17 @@ export function maintainCells(db: Database, tier: VectorTier, dims: number, item
 }
 
 /**
- * Builds the cells of every scope that has none and holds SCOPE_THRESHOLD vectors of the tier: after
- * the tier's tables were replaced and filled (`gllam reembed`'s swap), which drops them. Left to the
+ * Builds the cells of every scope (of `among`, when given) that has none and holds SCOPE_THRESHOLD
+ * vectors of the tier: after vectors were written as rows rather than through maintainCells
+ * (`gllam reembed`'s swap, which drops the cells; an import that carries vectors). Left to the
  * scope's next write of the tier, they may never come (a model tier already filled has none), and
  * until then its KNN is brute force (~0.35 s a query at a million). The caller holds the write
  * transaction. Returns the scopes given cells.
  */
-export function buildLargeScopeCells(db: Database, tier: VectorTier, dims: number): string[] {
+export function buildLargeScopeCells(db: Database, tier: VectorTier, dims: number, among?: readonly string[]): string[] {
   const codec = CODECS[tier];
-  const large = db.query<{ scope: string }, [number]>("SELECT scope FROM episodes GROUP BY scope HAVING count(*) >= ?").all(SCOPE_THRESHOLD);
-  const built = large.map((row) => row.scope).filter((scope) => !scopeHasCells(db, tier, scope) && countVectors(db, codec, scope) >= SCOPE_THRESHOLD);
+  const large = db.query<{ scope: string }, [number]>("SELECT scope FROM episodes GROUP BY scope HAVING count(*) >= ?").all(SCOPE_THRESHOLD).map((row) => row.scope);
+  const built = large.filter((scope) => (!among || among.includes(scope)) && !scopeHasCells(db, tier, scope) && countVectors(db, codec, scope) >= SCOPE_THRESHOLD);
   for (const scope of built) buildScopeCells(db, tier, scope, dims);
   return built;
 }

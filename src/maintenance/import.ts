@@ -15,6 +15,7 @@ import { readSchemaVersion, SAME_TABLES_SINCE, SCHEMA_VERSION } from "../engine/
 import type { Store } from "../engine/store.ts";
 import { dumpColumns, findCrossScopeRef, hasScopeColumn, recordSchema, rowInserter, type DumpRow, type TableDump } from "../engine/table-dump.ts";
 import { fileBlocks, readTextLines, type TextLine } from "../episodic/formats/text-lines.ts";
+import { buildLargeScopeCells } from "../episodic/episode-cells.ts";
 import { writeStaticVectors } from "../episodic/static-vectors.ts";
 import { checkInput, parseScope } from "../memory/parse.ts";
 import { DUMPS, HeaderSchema, type ExportHeader } from "./export-format.ts";
@@ -244,6 +245,12 @@ class Importer {
               + (SELECT count(*) FROM node_vector_queue q JOIN semantic_nodes n ON n.id = q.node_id WHERE q.tier = 'model' AND n.scope IN (SELECT value FROM json_each(?1))) AS n`,
       )
       .get(list)!.n;
+    // Carried vectors went in as rows, past maintainCells: the large scopes get their cells now.
+    const carried = this.#options.withVectors ? this.#header.models : null;
+    for (const tier of ["static", "model"] as const) {
+      const model = carried?.[tier];
+      if (model) buildLargeScopeCells(this.#db, tier, model.dims, scopes);
+    }
     this.#report.scopes = scopes;
     return this.#report;
   }

@@ -192,7 +192,7 @@ describe("static cells in a file", () => {
     gllam.close();
   });
 
-  test("a reembed builds the large scopes' cells again in its swap, both tiers: KNN by cells right after, before any write", async () => {
+  test("a reembed's swap and an import carrying vectors give the large scopes their cells, both tiers: KNN by cells right after, before any write", async () => {
     const gllam = await openTempGllam(makeTempDir(), { embedder: hash });
     const db = gllam.db();
     for (let from = 0; from < SCOPE_THRESHOLD; from += 10_000) gllam.addEpisodes(turns(10_000, from));
@@ -210,6 +210,20 @@ describe("static cells in a file", () => {
     expect(knnCells(db, "static", q, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exactStaticEpisodes(db, q, 10, "default").map((h) => h.episodeId));
     const m = (await hash.embed(["a loan from the bank"]))[0]!;
     expect(knnCells(db, "model", m, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exactEpisodes(db, m, 10, "default").map((h) => h.episodeId));
+
+    // The same memory exported with its vectors and imported into a new file: they go in as rows.
+    const dump = join(makeTempDir(), "dump.jsonl");
+    const out = Bun.file(dump).writer();
+    gllam.exportMemory((text) => out.write(text), { withVectors: true });
+    await out.end();
+    const copy = await openTempGllam(makeTempDir(), { embedder: hash });
+    const imported = await copy.importMemory(dump, { withVectors: true });
+    expect(imported.carriedVectors).toBe(2 * (SCOPE_THRESHOLD + 5));
+    const copyDb = copy.db();
+    expect((["static", "model"] as const).map((tier) => [scopeHasCells(copyDb, tier, "default"), scopeHasCells(copyDb, tier, "small")])).toEqual([[true, false], [true, false]]);
+    expect(knnCells(copyDb, "static", q, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exactStaticEpisodes(copyDb, q, 10, "default").map((h) => h.episodeId));
+    expect(knnCells(copyDb, "model", m, 10, "default", CELLS)!.map((h) => h.episodeId)).toEqual(exactEpisodes(copyDb, m, 10, "default").map((h) => h.episodeId));
+    copy.close();
     gllam.close();
   });
 
