@@ -5,27 +5,26 @@
 //     scope, then its cells built (as the first write after `gllam reembed` rebuilds them)
 //   bun bench/scale/whole-scope.ts relink FILE [CHECKOUT]  the mentions of FILE's default scope relinked
 //     (Gllam.relinkMentions), on a copy that is deleted after
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { seededRandom } from "../../src/bench/random.ts";
+import { peakRssMb, resetPeakRss, rssMb } from "../../src/bench/scale.ts";
 
 const [mode, target, checkout = "."] = process.argv.slice(2);
 if ((mode !== "cells" && mode !== "relink") || !target) throw new Error("usage: bun bench/scale/whole-scope.ts cells N | relink FILE [CHECKOUT]");
 const dir = resolve(checkout);
 const { Gllam } = await import(`${dir}/src/gllam/gllam.ts`);
-const statusMb = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024);
 const folder = mkdtempSync(join(tmpdir(), "gllam-whole-scope-"));
 const path = join(folder, "scope.db");
 
 /** Runs the pass from a collected heap and a reset peak; reports what it added. */
 function measure(run: () => number) {
-  Bun.gc(true);
-  writeFileSync("/proc/self/clear_refs", "5");
-  const before = statusMb("VmRSS");
+  resetPeakRss();
+  const before = rssMb();
   const started = performance.now();
   const rows = run();
-  return { rows, rss_before_mb: before, peak_mb: statusMb("VmHWM"), added_mb: statusMb("VmHWM") - before, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) };
+  return { rows, rss_before_mb: before, peak_mb: peakRssMb(), added_mb: peakRssMb() - before, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) };
 }
 
 try {

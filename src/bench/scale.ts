@@ -118,14 +118,15 @@ function procStatusMb(field: string): number | undefined {
 /** Peak resident memory of this process so far (VmHWM), else the current RSS. */
 export const peakRssMb = (): number => procStatusMb("VmHWM") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
 
-const rssMb = (): number => procStatusMb("VmRSS") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
+/** Resident memory of this process now (VmRSS), else what Bun reports. */
+export const rssMb = (): number => procStatusMb("VmRSS") ?? Math.round(process.memoryUsage().rss / 1024 ** 2);
 
 /**
  * Starts a new peak: garbage of the phase before is collected (else it stays resident until the
  * collector runs and counts against the next phase), then VmHWM falls to the current RSS (Linux:
  * "5" to clear_refs); elsewhere only the collection.
  */
-function resetPeakRss(): void {
+export function resetPeakRss(): void {
   Bun.gc(true);
   try {
     writeFileSync("/proc/self/clear_refs", "5");
