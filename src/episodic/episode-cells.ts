@@ -268,7 +268,7 @@ export function maintainCells(db: Database, tier: VectorTier, dims: number, item
  * vectors of the tier: after vectors were written as rows rather than through maintainCells
  * (`gllam reembed`'s swap, which drops the cells; an import that carries vectors). Left to the
  * scope's next write of the tier, they may never come (a model tier already filled has none), and
- * until then its KNN is brute force (~0.35 s a query at a million). The caller holds the write
+ * until then its KNN is brute force (~0.4 s a query at a million). The caller holds the write
  * transaction. Returns the scopes given cells.
  */
 export function buildLargeScopeCells(db: Database, tier: VectorTier, dims: number, among?: readonly string[]): string[] {
@@ -293,8 +293,8 @@ export function buildScopeCells(db: Database, tier: VectorTier, scope: string, d
   db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tables.episodeCells} USING vec0(episode_id INTEGER PRIMARY KEY, scope TEXT PARTITION KEY, cell INTEGER PARTITION KEY, embedding ${codec.element}[${dims}] distance_metric=cosine, chunk_size=512)`);
   indexVectorChunks(db, tier);
   // Row by row, in two passes (the sample, then each vector into its cell): the scope may be large.
-  // After `gllam reembed` it is rebuilt whole on the next write; holding its rows and their decoded
-  // vectors at once added 2.6 GB to the process at a million static vectors, row by row 0.13 GB.
+  // After `gllam reembed` or an import it is built over the whole scope; holding its rows and their
+  // decoded vectors at once added 2.6 GB to the process at a million static vectors, row by row 0.13 GB.
   const rows = db.query<{ id: number; embedding: Uint8Array }, [string]>(`SELECT episode_id AS id, embedding FROM ${tables.episodes} WHERE scope = ?`);
   let centroids = readCentroids(db, tier);
   if (!centroids) {
