@@ -14,6 +14,7 @@ import { parseJsonText } from "../episodic/formats/json-text.ts";
 import { parseLocomo } from "../episodic/formats/locomo.ts";
 import { collectUnits } from "../episodic/formats/source.ts";
 import { startEmbedAhead } from "../episodic/embed-ahead.ts";
+import { sampleEvenly } from "../episodic/episode-cells.ts";
 import { parseUnits, releaseWriterCache, writeBatches } from "../episodic/ingest.ts";
 import { exactStaticEpisodes, knnStaticEpisodes } from "../episodic/static-vectors.ts";
 import { processUnembeddedBatch } from "../episodic/vectors.ts";
@@ -101,8 +102,7 @@ export function readQuestions(data: unknown, count: number): Question[] {
     }),
   );
   // Evenly spread over the file, so every conversation is asked about.
-  const step = Math.max(1, all.length / count);
-  return Array.from({ length: Math.min(count, all.length) }, (_, i) => all[Math.floor(i * step)]!);
+  return sampleEvenly(all, all.length, count, (question) => question);
 }
 
 /** A field of /proc/self/status in MB (Linux), or undefined. */
