@@ -18,7 +18,11 @@ import { buildLargeScopeCells } from "../episodic/episode-cells.ts";
 import { episodeEmbeddingText } from "../episodic/vectors.ts";
 import { NODE_TEXT_COLUMNS, nodeText, type NodeTextRow } from "../semantic/node-text.ts";
 
-export type RebuildProgress = { tier: VectorTier; phase: "nodes" | "episodes"; done: number; total: number };
+/**
+ * Where a rebuild is: texts embedded and staged (nodes, then episodes), then the swap, one
+ * transaction that may take a minute at a million episodes (done 0 of 1 as it starts).
+ */
+export type RebuildProgress = { tier: VectorTier; phase: "nodes" | "episodes" | "swap"; done: number; total: number };
 
 export type RebuildOptions = {
   /** Whether the tier holds episode vectors too (the model tier of a static-only engine holds nodes only). */
@@ -76,7 +80,7 @@ function claimJob(store: Store, params: RebuildParams): { job: MaintenanceJobRow
 
 /** What is staged: nodes or episodes, how to find the ones not staged yet, and how to stage one. */
 type Kind = {
-  phase: RebuildProgress["phase"];
+  phase: "nodes" | "episodes";
   staging: string;
   firstKey: string | number;
   count(db: Database): number;
@@ -217,6 +221,7 @@ export async function rebuildVectorTier(store: Store, tier: VectorTier, embedder
   try {
     const nodes = await stage(store, job, NODES, embedder, { ...options, tier });
     const episodes = options.episodes ? await stage(store, job, EPISODES, embedder, { ...options, tier }) : 0;
+    options.onProgress?.({ tier, phase: "swap", done: 0, total: 1 });
     swap(store, job, params);
     return { nodes, episodes, resumed };
   } catch (error) {

@@ -93,8 +93,14 @@ describe("the static tier", () => {
     expect({ staticUsed: search.staticUsed, staticState: search.staticState }).toEqual({ staticUsed: false, staticState: "drift" });
     expect((await after.recall("weather money")).warnings.join(" ")).toMatch(/static vectors come from another static table .*gllam reembed/);
 
-    const report = await after.reembedAll();
+    const progress: { tier: string; phase: string; done: number; total: number }[] = [];
+    const report = await after.reembedAll({ onProgress: (p) => progress.push(p) });
     expect(report).toMatchObject({ staticReset: true, staticEpisodes: 35 });
+    // Staging ends at the last episode; the swap, one long transaction, is announced before it runs.
+    expect(progress.filter((p) => p.tier === "static").slice(-2)).toEqual([
+      { tier: "static", phase: "episodes", done: 35, total: 35 },
+      { tier: "static", phase: "swap", done: 0, total: 1 },
+    ]);
     expect(after.stats().staticModel).toBe(otherStatic.modelVersion);
     expect((await after.searchEpisodes("weather money")).staticUsed).toBe(true);
     expect(await after.reembedAll()).toMatchObject({ staticReset: false, staticEpisodes: 0 });

@@ -30,7 +30,9 @@ export const reembedCommand = defineCommand({
           const now = `${tierName(p.tier)}${p.phase}`;
           if (phase && phase !== now) process.stdout.write("\n");
           phase = now;
-          process.stdout.write(`\rembedded ${p.done}/${p.total} ${now} (${Math.floor((100 * p.done) / Math.max(1, p.total))}%)\x1b[K`);
+          // The swap is one transaction (the new vectors and the large scopes' cells): a line saying so, not a percentage.
+          if (p.phase === "swap") process.stdout.write(`\rswapping in the new ${tierName(p.tier)}vectors (one transaction; the cells of scopes past 50K episodes are cut again)\x1b[K`);
+          else process.stdout.write(`\rembedded ${p.done}/${p.total} ${now} (${Math.floor((100 * p.done) / Math.max(1, p.total))}%)\x1b[K`);
         },
       });
       if (tty && phase) process.stdout.write("\n");
