@@ -187,15 +187,21 @@ function readerRole(path: string, file: FileState): Role {
   );
 }
 
-/** Reads the schema version and application id through the read handle, before anything else. */
-function checkSchemaVersion(db: Database, path: string): void {
-  let version: number;
-  let appId: number;
-  let tables: number;
+/**
+ * Reads the schema version and application id through the read handle, before anything else, in one
+ * read transaction: another process making the file may commit its schema between two reads, and
+ * its tables without the id it sets in the same commit would read as another application's.
+ */
+export function checkSchemaVersion(db: Database, path: string): void {
+  let version = 0;
+  let appId = 0;
+  let tables = 0;
   try {
-    version = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-    appId = db.query<{ application_id: number }, []>("PRAGMA application_id").get()?.application_id ?? 0;
-    tables = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get()?.n ?? 0;
+    db.transaction(() => {
+      version = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+      appId = db.query<{ application_id: number }, []>("PRAGMA application_id").get()?.application_id ?? 0;
+      tables = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get()?.n ?? 0;
+    })();
   } catch (error) {
     throw new GllamError("E_NOT_SQLITE", `${path} is not a readable SQLite database: ${describeError(error)}`);
   }

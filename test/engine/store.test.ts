@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
-import { PAGE_SIZE } from "../../src/engine/connections.ts";
+import { checkSchemaVersion, PAGE_SIZE } from "../../src/engine/connections.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, DEFAULT_KNN_CACHE_MIB, Store, type StoreOptions } from "../../src/engine/store.ts";
 import { readEnv } from "../../src/config/env.ts";
 import { initSchema } from "../../src/engine/schema.ts";
@@ -207,5 +207,33 @@ describe("Store refuses bad files and changes nothing", () => {
     mkdirSync(locked, { mode: 0o500 });
     await expectGllamError(Store.open(join(locked, "x.db")), "E_CANNOT_OPEN");
     expect(existsSync(join(locked, "x.db"))).toBe(false);
+  });
+});
+
+describe("a file another process is making", () => {
+  test("its schema committed between the identity's reads is not taken for another application's", () => {
+    const path = freshPath();
+    // The other process: the file in WAL mode, its schema not committed yet.
+    const maker = new Database(path);
+    maker.run("PRAGMA journal_mode = WAL");
+    const reader = new Database(path, { readonly: true });
+    // It commits its tables and GLLAM's application id (one transaction) right after this process read the id.
+    const query = reader.query.bind(reader);
+    reader.query = ((sql: string) => {
+      const statement = query(sql);
+      if (!sql.includes("application_id")) return statement;
+      const get = () => {
+        const row = statement.get();
+        initSchema(maker);
+        return row;
+      };
+      return { get };
+    }) as typeof reader.query;
+    expect(() => checkSchemaVersion(reader, path)).not.toThrow();
+    // The file is a GLLAM memory now, as a fresh look says.
+    const again = new Database(path, { readonly: true });
+    expect(() => checkSchemaVersion(again, path)).not.toThrow();
+    expect(pragma(again, "application_id")).toBe(1196182605);
+    for (const db of [again, reader, maker]) db.close();
   });
 });
