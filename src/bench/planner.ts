@@ -53,7 +53,6 @@ const median = (values: number[]): number | null => {
 };
 const round = (x: number | null, digits: number) => (x === null ? null : Number(x.toFixed(digits)));
 
-
 /**
  * The native planners run as `gllam plan` subprocesses (memory and crashes stay isolated, a hard
  * kill backs up the planner's own limit); the plan they print is validated again here.
