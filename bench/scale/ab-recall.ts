@@ -2,7 +2,9 @@
 // questions alternated between them (A then B, then B then A): a change is measured against the
 // same page cache and the same minute, which runs of `gllam bench scale` a few minutes apart are
 // not (this machine's speed moves more than most changes). Also says for how many recalls both
-// returned the same episodes with the same scores (an exact change: all of them). With --lexical,
+// returned the same episodes with the same scores (an exact change: all of them), and each round's
+// figures: the first is each question asked for the first time (bench scale's recall_p50_ms, after
+// the same five untimed questions), the later ones asked again. With --lexical,
 // BM25 alone is compared instead (searchEpisodes with every other list and boost off, k 100).
 //   git worktree add /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //   bun bench/scale/ab-recall.ts FILE /tmp/base [WORK=.] [ROUNDS=3] [DATA] [QUESTIONS=100] [--lexical]
@@ -14,7 +16,7 @@ if (!file || !base) throw new Error("usage: bun bench/scale/ab-recall.ts FILE BA
 const LEXICAL = { denseWeight: 0, staticWeight: 0, staticAloneWeight: 0, neighbourWeight: 0 };
 
 type Hits = { episodeId: number; score: number }[];
-type Side = { name: string; recall(text: string): Promise<Hits>; close(): void; times: number[] };
+type Side = { name: string; recall(text: string): Promise<Hits>; close(): void; times: number[][] };
 
 async function openSide(checkout: string): Promise<Side & { questions: string[] }> {
   const dir = resolve(checkout);
@@ -36,12 +38,13 @@ try {
   for (const text of a.questions.slice(0, 5)) for (const side of [a, b]) await side.recall(text);
   let same = 0;
   for (let round = 0; round < Number(rounds); round++) {
+    for (const side of [a, b]) side.times.push([]);
     for (const [i, text] of a.questions.entries()) {
       const answers: string[] = [];
       for (const side of (i + round) % 2 === 0 ? [a, b] : [b, a]) {
         const started = performance.now();
         const hits = await side.recall(text);
-        side.times.push(performance.now() - started);
+        side.times[round]!.push(performance.now() - started);
         answers.push(JSON.stringify(hits.map((hit) => [hit.episodeId, hit.score])));
       }
       if (answers[0] === answers[1]) same++;
@@ -49,8 +52,12 @@ try {
   }
   const at = (times: number[], p: number) => [...times].sort((x, y) => x - y)[Math.floor((times.length - 1) * p)]!;
   const mean = (times: number[]) => times.reduce((sum, t) => sum + t, 0) / times.length;
-  for (const side of [a, b]) console.log(`${side.name}: ${lexical ? "BM25" : "recall"} p50 ${at(side.times, 0.5).toFixed(2)} ms, p95 ${at(side.times, 0.95).toFixed(2)}, mean ${mean(side.times).toFixed(2)}`);
-  console.log(`same episodes and scores: ${same} of ${a.times.length} recalls`);
+  const line = (times: number[]) => `p50 ${at(times, 0.5).toFixed(2)} ms, p95 ${at(times, 0.95).toFixed(2)}, mean ${mean(times).toFixed(2)}`;
+  for (const side of [a, b]) {
+    console.log(`${side.name}: ${lexical ? "BM25" : "recall"} ${line(side.times.flat())}`);
+    side.times.forEach((times, round) => console.log(`  round ${round + 1}${round === 0 ? " (first asked)" : ""}: ${line(times)}`));
+  }
+  console.log(`same episodes and scores: ${same} of ${a.times.flat().length} recalls`);
 } finally {
   a.close();
   b.close();

@@ -193,7 +193,7 @@ const eachInTurn = (): PartitionClaim => {
  * with no direction (all zeros) has no distance and is never a neighbour. With `claim`, only the
  * partitions it hands out are scanned: two threads sharing a counter split them (knn-beside.ts),
  * and mergeNearest of their answers is the answer of one scan of all. With `kept`, chunks are
- * scored where it keeps them, and those it does not hold are kept as they are read (kept-chunks.ts).
+ * scored where it keeps them, and those it does not hold wait to be kept as they were read (kept-chunks.ts).
  */
 export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number, claim: PartitionClaim = eachInTurn(), kept?: KeptChunks): EpisodeHit[] {
   const nearest = new NearestK(k);
@@ -219,7 +219,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
       // Read with the row, or only when the kept chunks do not hold it as it is now.
       let vectors = chunk.vectors;
       const vectorsOf = () => (vectors ??= readVectors.get(chunk.chunkId)?.vectors ?? new Uint8Array(0));
-      const distances = kept?.distances(chunk, query, queryNorm, vectorsOf) ?? scoreRead(vectorsOf());
+      const distances = kept ? kept.distances(chunk, query, queryNorm, vectorsOf) : scoreRead(vectorsOf());
       read += vectors?.length ?? 0;
       const { validity } = chunk;
       for (let i = 0; i < distances.length; i++) {

@@ -14,10 +14,16 @@
  *
  * Bounded by `maxBytes` (least recently used out; StoreOptions.knnCacheMiB). The bytes are the
  * process's own memory: ~220 MB for the probed cells of the 1M-episode bench file.
+ *
+ * A scan does not keep what it reads: it scores the chunk as read, and the chunk waits (up to
+ * WAITING_BYTES) until keepWaiting runs, which the worker calls after it has answered. Keeping
+ * writes memory the process has not touched yet, and on this machine's VM every new 4 KiB page
+ * costs ~10 µs: ~0.4 ms a chunk, half of a first scan's time at 1M (README, "Vectors and ingest at
+ * a million"). So no recall waits for it.
  */
 import type { Database } from "bun:sqlite";
 import { fileChanges, schemaVersion } from "../engine/file-state.ts";
-import { int8Kernel, type Kernel } from "./int8-scan.ts";
+import { int8Distances, int8Kernel, type Kernel } from "./int8-scan.ts";
 import { sameBytes } from "./same-bytes.ts";
 
 /** Whether a scan found most of its chunks kept (at least 9 in 10): then it is several times faster than one that reads them. */
@@ -27,13 +33,23 @@ export const mostlyKept = (hits: number, misses: number): boolean => hits > 0 &&
 export type ChunkState = { chunkId: number; validity: Uint8Array; rowids: Uint8Array };
 
 type Kept = { offset: number; validity: Uint8Array; rowids: Uint8Array };
+type Waiting = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
+
+/** The most bytes of chunks read and not kept yet that wait for keepWaiting (past it, a chunk read is not kept). */
+const WAITING_BYTES = 32 << 20;
 
 const align = (n: number, to: number): number => Math.ceil(n / to) * to;
+
+/** Whether a kept or waiting chunk is its row as it is now (which slots hold a vector, and whose). */
+const isAsRead = (held: { validity: Uint8Array; rowids: Uint8Array }, chunk: ChunkState): boolean => sameBytes(held.validity, chunk.validity) && sameBytes(held.rowids, chunk.rowids);
 
 export class KeptChunks {
   #kernel: Kernel | undefined;
   /** Chunk id to its slot, least recently used first (a Map keeps insertion order). */
   readonly #kept = new Map<number, Kept>();
+  /** Chunks scans read, as they read them, oldest first, until keepWaiting keeps them. */
+  readonly #waiting = new Map<number, Waiting>();
+  #waitingBytes = 0;
   #free: number[] = [];
   /**
    * Slots made so far, each #slotBytes long from #slotsAt on (the query and the distances come
@@ -76,6 +92,8 @@ export class KeptChunks {
     this.#changes = changes;
     if (table === this.#table && version === this.#schemaVersion && dims === this.#dims) return;
     this.#kept.clear();
+    this.#waiting.clear();
+    this.#waitingBytes = 0;
     this.#free = Array.from({ length: this.#slots }, (_, i) => this.#slots - 1 - i);
     // The query and distances before the slots take room by the dimension: slots are cut again.
     if (dims !== this.#dims) this.#chunkBytes = 0;
@@ -94,33 +112,65 @@ export class KeptChunks {
   }
 
   /**
-   * The chunk's distances to the query (a view of the kernel's memory: read it before the next
-   * call), scored where it is kept, or read (`read`) and kept first. Undefined when it cannot be
-   * kept (maxBytes holds no chunk of its size, or it is not of the kept chunks' size): the caller
-   * scores it itself.
+   * The chunk's distances to the query (a view of a kernel's memory: read it before the next
+   * call): scored where it is kept, or else as read (`read`, unless it waits to be kept as it is
+   * now), and then left to wait for keepWaiting.
    */
-  distances(chunk: ChunkState, query: Int8Array, queryNorm: number, read: () => Uint8Array): Float32Array | undefined {
-    let kept = this.#kept.get(chunk.chunkId);
-    if (kept && sameBytes(kept.validity, chunk.validity) && sameBytes(kept.rowids, chunk.rowids)) {
+  distances(chunk: ChunkState, query: Int8Array, queryNorm: number, read: () => Uint8Array): Float32Array {
+    const kept = this.#kept.get(chunk.chunkId);
+    if (kept && isAsRead(kept, chunk)) {
+      // Used last: the least recently used come first.
       this.#kept.delete(chunk.chunkId);
+      this.#kept.set(chunk.chunkId, kept);
       this.hits++;
-    } else {
-      if (kept) this.#free.push(this.#release(chunk.chunkId, kept));
-      const vectors = read();
-      this.misses++;
+      const dims = this.#dims;
+      const count = this.#chunkBytes / dims;
+      new Uint8Array(this.#kernel!.memory.buffer).set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
+      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, align(dims, 16));
+      return new Float32Array(this.#kernel!.memory.buffer, align(dims, 16), count);
+    }
+    if (kept) this.#free.push(this.#release(chunk.chunkId, kept));
+    this.misses++;
+    const waiting = this.#waiting.get(chunk.chunkId);
+    if (waiting && isAsRead(waiting, chunk)) return int8Distances(query, waiting.vectors, waiting.vectors.length / this.#dims);
+    if (waiting) this.#unwait(chunk.chunkId, waiting);
+    const vectors = read();
+    if (this.#fits(vectors.length) && this.#waitingBytes + vectors.length <= Math.min(WAITING_BYTES, this.maxBytes)) {
+      // The row's own arrays (bun:sqlite copies a blob out): the next scan's rows, while the file is unchanged, are these.
+      this.#waiting.set(chunk.chunkId, { validity: chunk.validity, rowids: chunk.rowids, vectors });
+      this.#waitingBytes += vectors.length;
+    }
+    return int8Distances(query, vectors, vectors.length / this.#dims);
+  }
+
+  /** Keeps the chunks that wait, oldest first, one at a time, until none is left or `stop` says to stop (a scan is waiting). */
+  keepWaiting(stop: () => boolean): void {
+    for (const [chunkId, waiting] of this.#waiting) {
+      if (stop()) return;
+      this.#unwait(chunkId, waiting);
+      const { vectors } = waiting;
       const offset = this.#slotFor(vectors.length);
-      if (offset === undefined) return undefined;
+      if (offset === undefined) continue;
       new Uint8Array(this.#kernel!.memory.buffer).set(vectors, offset);
       this.#kernel!.norms(offset, vectors.length / this.#dims, this.#dims, offset + vectors.length);
-      // The row's own arrays (bun:sqlite copies a blob out): the next scan's rows, while the file is unchanged, are these.
-      kept = { offset, validity: chunk.validity, rowids: chunk.rowids };
+      this.#kept.set(chunkId, { offset, validity: waiting.validity, rowids: waiting.rowids });
     }
-    this.#kept.set(chunk.chunkId, kept);
-    const dims = this.#dims;
-    const count = this.#chunkBytes / dims;
-    new Uint8Array(this.#kernel!.memory.buffer).set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
-    this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, align(dims, 16));
-    return new Float32Array(this.#kernel!.memory.buffer, align(dims, 16), count);
+  }
+
+  /** Bytes of chunks waiting to be kept. */
+  get waitingBytes(): number {
+    return this.#waitingBytes;
+  }
+
+  #unwait(chunkId: number, waiting: Waiting): void {
+    this.#waiting.delete(chunkId);
+    this.#waitingBytes -= waiting.vectors.length;
+  }
+
+  /** Whether a chunk of this many bytes can be kept at all: whole vectors, with their norms within maxBytes. */
+  #fits(bytes: number): boolean {
+    const count = bytes / this.#dims;
+    return bytes > 0 && Number.isInteger(count) && bytes + count * 8 <= this.maxBytes;
   }
 
   #release(chunkId: number, kept: Kept): number {
@@ -131,7 +181,7 @@ export class KeptChunks {
   /** A slot's offset for a chunk of this many bytes: a free one, a new one, or the least recently used one's. */
   #slotFor(bytes: number): number | undefined {
     const count = bytes / this.#dims;
-    if (bytes === 0 || !Number.isInteger(count) || bytes + count * 8 > this.maxBytes) return undefined;
+    if (!this.#fits(bytes)) return undefined;
     if (bytes !== this.#chunkBytes) {
       // A table's chunks all have one size: slots are cut again only when none is in use.
       if (this.#kept.size > 0) return undefined;

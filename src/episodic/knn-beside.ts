@@ -53,6 +53,12 @@ export const KNN_STATE = { starting: 0, opening: 1, ready: 2, closed: 3, cancell
  * turn, in an agent's loop.)
  */
 export const KEEPS = 1;
+/**
+ * state[POSTED]: the messages posted to the worker since it opened the file. After answering, the
+ * worker keeps the chunks it read (KeptChunks.keepWaiting) while it has received them all, so a
+ * scan posted meanwhile waits for one chunk's keeping at most (~0.4 ms).
+ */
+export const POSTED = 2;
 /** How long close() waits for the worker to close its handle (it finishes the job it holds first). */
 const CLOSE_WAIT_MS = 5000;
 
@@ -88,8 +94,12 @@ export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefin
   } catch {
     return undefined;
   }
-  // [0]: KNN_STATE; [KEEPS].
-  const state = new Int32Array(new SharedArrayBuffer(8));
+  // [0]: KNN_STATE; [KEEPS]; [POSTED].
+  const state = new Int32Array(new SharedArrayBuffer(12));
+  const post = (request: KnnRequest) => {
+    Atomics.add(state, POSTED, 1);
+    worker.postMessage(request);
+  };
   const waiting = new Map<number, (reply: KnnReply | undefined) => void>();
   // broken: the worker failed or exited (nothing more is posted to it); exited: it is gone; closed: close() ran.
   let broken = false;
@@ -150,7 +160,7 @@ export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefin
       const id = nextId++;
       const reply = new Promise<KnnReply | undefined>((resolve) => waiting.set(id, resolve));
       worker.ref();
-      worker.postMessage({ type: "scan", id, table, partitions, query, k, next: next.buffer as SharedArrayBuffer } satisfies KnnRequest);
+      post({ type: "scan", id, table, partitions, query, k, next: next.buffer as SharedArrayBuffer });
       return reply.then((answer) => {
         if (answer?.type !== "hits") {
           failed++;
@@ -167,7 +177,7 @@ export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefin
       // store's do (a job in hand is finished first).
       const before = Atomics.compareExchange(state, 0, KNN_STATE.starting, KNN_STATE.cancelled);
       if (!exited && (before === KNN_STATE.opening || before === KNN_STATE.ready)) {
-        worker.postMessage({ type: "close" } satisfies KnnRequest);
+        post({ type: "close" });
         const deadline = Date.now() + CLOSE_WAIT_MS;
         for (let now: number = before; (now === KNN_STATE.opening || now === KNN_STATE.ready) && Date.now() < deadline; now = Atomics.load(state, 0)) {
           Atomics.wait(state, 0, now, deadline - Date.now());

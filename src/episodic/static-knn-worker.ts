@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { openSideReader } from "../engine/connections.ts";
 import { describeError } from "../engine/errors.ts";
-import { KEEPS, KNN_STATE, type KnnReply, type KnnRequest } from "./knn-beside.ts";
+import { KEEPS, KNN_STATE, POSTED, type KnnReply, type KnnRequest } from "./knn-beside.ts";
 import { scanInt8Partitions } from "./int8-scan.ts";
 import { KeptChunks, mostlyKept } from "./kept-chunks.ts";
 
@@ -16,6 +16,8 @@ declare const self: Worker;
 let db: Database | undefined;
 let state: Int32Array | undefined;
 let kept: KeptChunks | undefined;
+/** Scans and closes received (the calling thread counts those it posted: POSTED). */
+let received = 0;
 
 /** Tells the calling thread the handle is closed (or was never opened): close() waits for it. */
 function settleClosed(): void {
@@ -43,6 +45,7 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
     }
     return;
   }
+  received++;
   if (request.type === "close") return settleClosed();
   let reply: KnnReply;
   try {
@@ -56,4 +59,6 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
     reply = { type: "error", id: request.id, message: describeError(error) };
   }
   self.postMessage(reply, (reply.type === "hits" ? [reply.ids.buffer, reply.distances.buffer] : []) as ArrayBuffer[]);
+  // Answered: the chunks this scan read are kept now, until another message comes.
+  kept?.keepWaiting(() => Atomics.load(state!, POSTED) !== received);
 };

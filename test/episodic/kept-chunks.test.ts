@@ -41,6 +41,8 @@ describe("chunks kept between scans", () => {
       // The reader's plain scan reads everything again: the kept chunks must give its answer, to the bit.
       const plain = scanInt8Partitions(reader, "t", CELLS, q, k);
       expect(scanInt8Partitions(reader, "t", CELLS, q, k, undefined, kept)).toEqual(plain);
+      // As the worker does once it has answered.
+      kept.keepWaiting(() => false);
       return plain;
     };
     try {
@@ -75,14 +77,18 @@ describe("chunks kept between scans", () => {
       // 4 cells of 3 full chunks each (96 vectors), one changed later.
       for (let id = 1; id <= 96; id++) insert(id, id % 4, randomInt8(random));
       const q = randomInt8(random);
-      scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+      const scanAndKeep = () => {
+        scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+        kept.keepWaiting(() => false);
+      };
+      scanAndKeep();
       expect([kept.misses, kept.hits]).toEqual([12, 0]);
-      scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+      scanAndKeep();
       expect([kept.misses, kept.hits]).toEqual([12, 12]);
       expect(kept.bytes).toBe(12 * CHUNK);
       // A new vector in cell 1 starts a fourth chunk there: the twelve kept are still good.
       insert(97, 1, randomInt8(random));
-      scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
+      scanAndKeep();
       expect([kept.misses, kept.hits]).toEqual([13, 24]);
       // Scored where kept, the distances are those of the chunk read and scored again.
       const chunk = reader.query<{ vectors: Uint8Array }, []>("SELECT vectors FROM t_vector_chunks00 ORDER BY rowid LIMIT 1").get()!;
@@ -90,6 +96,41 @@ describe("chunks kept between scans", () => {
       const again = Array.from(int8Distances(q, chunk.vectors, 8));
       expect(Array.from(kept.distances(row, q, int8Norm(q), () => chunk.vectors)!)).toEqual(again);
       expect([kept.misses, kept.hits]).toEqual([13, 25]);
+    } finally {
+      close();
+    }
+  });
+
+  test("a scan keeps nothing: a chunk it read waits, is read no second time while it waits, and is kept by keepWaiting until told to stop", () => {
+    const random = seededRandom(47).next;
+    const { reader, insert, close } = openPair();
+    const kept = new KeptChunks(1 << 20);
+    try {
+      // 4 cells of 2 full chunks each.
+      for (let id = 1; id <= 64; id++) insert(id, id % 4, randomInt8(random));
+      const rows = reader.query<{ chunkId: number; validity: Uint8Array; rowids: Uint8Array }, []>("SELECT chunk_id AS chunkId, validity, rowids FROM t_chunks ORDER BY chunk_id").all();
+      const vectorsOf = reader.query<{ vectors: Uint8Array }, [number]>("SELECT vectors FROM t_vector_chunks00 WHERE rowid = ?");
+      expect(rows).toHaveLength(8);
+      const q = randomInt8(random);
+      kept.begin(reader, "t", DIMS);
+      let reads = 0;
+      const distancesOf = (row: (typeof rows)[number]) =>
+        Array.from(kept.distances(row, q, int8Norm(q), () => (reads++, vectorsOf.get(row.chunkId)!.vectors)));
+      const expected = rows.map((row) => Array.from(int8Distances(q, vectorsOf.get(row.chunkId)!.vectors, 8)));
+      // Scored as read, kept by nothing: each waits.
+      expect(rows.map(distancesOf)).toEqual(expected);
+      expect([reads, kept.misses, kept.hits, kept.bytes, kept.waitingBytes]).toEqual([8, 8, 0, 0, 8 * 8 * DIMS]);
+      // Scored again from the copies that wait, not read again.
+      expect(rows.map(distancesOf)).toEqual(expected);
+      expect([reads, kept.misses, kept.hits]).toEqual([8, 16, 0]);
+      // Told to stop after three: three are kept, five still wait.
+      let asked = 0;
+      kept.keepWaiting(() => asked++ === 3);
+      expect([kept.bytes, kept.waitingBytes]).toEqual([3 * CHUNK, 5 * 8 * DIMS]);
+      kept.keepWaiting(() => false);
+      expect([kept.bytes, kept.waitingBytes]).toEqual([8 * CHUNK, 0]);
+      expect(rows.map(distancesOf)).toEqual(expected);
+      expect([reads, kept.misses, kept.hits]).toEqual([8, 16, 8]);
     } finally {
       close();
     }
@@ -103,7 +144,10 @@ describe("chunks kept between scans", () => {
       // One chunk per cell.
       for (let id = 1; id <= 24; id++) insert(id, id % 3, randomInt8(random));
       const q = randomInt8(random);
-      const scan = (cell: number) => scanInt8Partitions(reader, "t", [["a", cell]], q, 3, undefined, kept);
+      const scan = (cell: number) => {
+        scanInt8Partitions(reader, "t", [["a", cell]], q, 3, undefined, kept);
+        kept.keepWaiting(() => false);
+      };
       const counts = () => [kept.misses, kept.hits];
       scan(0);
       scan(1);
@@ -133,7 +177,9 @@ describe("chunks kept between scans", () => {
       const q16 = rows[3]!;
       for (let round = 0; round < 2; round++) {
         expect(scanInt8Partitions(reader, "t", [["a", 0]], q32, 3, undefined, kept)).toEqual(scanInt8Partitions(reader, "t", [["a", 0]], q32, 3));
+        kept.keepWaiting(() => false);
         expect(scanInt8Partitions(reader, "u", [["a", 0]], q16, 3, undefined, kept)).toEqual(scanInt8Partitions(reader, "u", [["a", 0]], q16, 3));
+        kept.keepWaiting(() => false);
       }
       // Each switch read its table's two chunks again.
       expect([kept.misses, kept.hits]).toEqual([8, 0]);
