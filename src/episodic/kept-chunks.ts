@@ -36,7 +36,7 @@ type Kept = { offset: number; validity: Uint8Array; rowids: Uint8Array };
 type Waiting = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
 
 /** The most bytes of chunks read and not kept yet that wait for keepWaiting (past it, a chunk read is not kept). */
-const WAITING_BYTES = 32 << 20;
+const WAITING_BYTES = 16 << 20;
 
 const align = (n: number, to: number): number => Math.ceil(n / to) * to;
 
