@@ -116,21 +116,20 @@ export function decodePostings(bytes: Uint8Array, base: number): Posting[] {
 /** What one term adds per posting: weight * f / (f + norm + lengthFactor * length), f its weighted count. */
 export type TermWeights = { weight: number; norm: number; lengthFactor: number; contextWeight: number };
 
-/** A term's BM25 part for one episode (f its weighted count); accumulatePostings inlines it in its loop. */
+/** A term's BM25 part for one episode (f its weighted count); recordPostings inlines it in its loop. */
 export const bm25Part = (frequency: number, length: number, weights: TermWeights): number => (weights.weight * frequency) / (frequency + weights.norm + weights.lengthFactor * length);
 
 /**
- * Scores per episode id (a slot per id from `first`), the slots scored so far, and every part
- * added, in order (`slots`, `parts`, `recorded` of them): the final scores are summed again from
- * the parts in the query's term order (the pruned ranking adds them in another order).
+ * Terms' parts per episode, one run per term (ascending slots: an episode's id less `first`),
+ * `recorded` of them in `slots` and `parts`: the ranking sums them (sums.ts) and copies them for
+ * the candidates, in the query's term order.
  */
-export type Accumulator = { first: number; scores: Float64Array; touched: Int32Array; count: number; slots: Int32Array; parts: Float64Array; recorded: number };
+export type Runs = { first: number; slots: Int32Array; parts: Float64Array; recorded: number };
 
-/** Adds a term's BM25 part to every episode of its postings (~3 ns a posting), recording each part. */
-export function accumulatePostings(bytes: Uint8Array, base: number, weights: TermWeights, into: Accumulator): void {
+/** Records a term's BM25 part for every episode of its postings in one block (~3 ns a posting). */
+export function recordPostings(bytes: Uint8Array, base: number, weights: TermWeights, into: Runs): void {
   const { weight, norm, lengthFactor, contextWeight } = weights;
-  const { first, scores, touched, slots, parts } = into;
-  let count = into.count;
+  const { first, slots, parts } = into;
   let recorded = into.recorded;
   cursor = 0;
   let id = base;
@@ -140,16 +139,10 @@ export function accumulatePostings(bytes: Uint8Array, base: number, weights: Ter
     const frequency = nextVarint(bytes) + contextWeight * nextVarint(bytes);
     const length = nextVarint(bytes);
     if (frequency === 0) continue;
-    const slot = id - first;
-    const before = scores[slot]!;
-    if (before === 0) touched[count++] = slot;
     // bm25Part, inlined: this loop runs per posting of every term scored in full.
-    const part = (weight * frequency) / (frequency + norm + lengthFactor * length);
-    scores[slot] = before + part;
-    slots[recorded] = slot;
-    parts[recorded++] = part;
+    slots[recorded] = id - first;
+    parts[recorded++] = (weight * frequency) / (frequency + norm + lengthFactor * length);
   }
-  into.count = count;
   into.recorded = recorded;
 }
 

@@ -57,26 +57,6 @@ export function kthLargest(values: Float64Array, k: number): number {
   return values[target]!;
 }
 
-// The scores kthScore selects among, reused (a query selects a few times among up to ~10^5).
-let values = new Float64Array(1 << 16);
-
-/** The k-th best score among the slots (0 while fewer than k are scored: nothing is left out then). */
-export function kthScore(scores: Float64Array, slots: Int32Array, k: number): number {
-  if (slots.length < k) return 0;
-  if (values.length < slots.length) values = new Float64Array(Math.ceil(slots.length * 1.5));
-  const view = values.subarray(0, slots.length);
-  for (let i = 0; i < slots.length; i++) view[i] = scores[slots[i]!]!;
-  return kthLargest(view, k);
-}
-
-/** The slots that may still reach the top: their score plus the bounds of the terms left reaches the k-th score. Ascending. */
-export function selectCandidates(scores: Float64Array, slots: Int32Array, left: number, kth: number): Int32Array {
-  const kept = new Int32Array(slots.length);
-  let count = 0;
-  for (let i = 0; i < slots.length; i++) if (!cannotReach(scores[slots[i]!]! + left, kth)) kept[count++] = slots[i]!;
-  return kept.subarray(0, count).sort();
-}
-
 /**
  * The best `limit` candidates (best first, ties by slot, as every ranking here breaks them), each
  * scored as the sum of its row of `table` (a part per term, in the query's term order) added from

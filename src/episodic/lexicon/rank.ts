@@ -6,29 +6,26 @@
  * tail.ts, scored with the lexicon's own terms. FTS5's bm25() formula and constants.
  */
 import type { Database } from "bun:sqlite";
-import { accumulatePostings, bm25Part, lowerBound, scoreCandidates, type Accumulator, type TermWeights } from "./postings.ts";
+import { bm25Part, lowerBound, recordPostings, scoreCandidates, type Runs, type TermWeights } from "./postings.ts";
 import { LEXICON_SIZES } from "./build.ts";
-import { boundOrder, boundsLeft, cannotReach, kthScore, rankCandidates, selectCandidates, termBound } from "./prune.ts";
+import { boundOrder, boundsLeft, cannotReach, rankCandidates, termBound } from "./prune.ts";
+import { KTH_SAMPLE, RunningSums } from "./sums.ts";
 import { countTail, readTail } from "./tail.ts";
 import { lexiconTerms } from "./terms.ts";
 
 const K1 = 1.2;
 const B = 0.75;
 
-/** A term's constants for accumulatePostings: bm25Part with the length's share precomputed. */
+/** A term's constants for recordPostings: bm25Part with the length's share precomputed. */
 function termWeights(idf: number, averageLength: number, contextWeight: number): TermWeights {
   return { weight: idf * (K1 + 1), norm: K1 * (1 - B), lengthFactor: (K1 * B) / averageLength, contextWeight };
 }
 
-/** One posting added outside a block (an episode past the last block), recorded as accumulatePostings records. */
-function addPosting(into: Accumulator, id: number, frequency: number, length: number, weights: TermWeights): void {
+/** One posting outside a block (an episode past the last block), recorded as recordPostings records. */
+function recordPosting(into: Runs, id: number, frequency: number, length: number, weights: TermWeights): void {
   if (frequency === 0) return;
-  const slot = id - into.first;
-  if (into.scores[slot] === 0) into.touched[into.count++] = slot;
-  const part = bm25Part(frequency, length, weights);
-  into.scores[slot]! += part;
-  into.slots[into.recorded] = slot;
-  into.parts[into.recorded++] = part;
+  into.slots[into.recorded] = id - into.first;
+  into.parts[into.recorded++] = bm25Part(frequency, length, weights);
 }
 
 /** bm25()'s inverse document frequency, floored as FTS5 floors it. */
@@ -48,17 +45,12 @@ export function hasLexicon(db: Database, scope: string): boolean {
   return withTables.get(db)! && db.query("SELECT 1 FROM episode_lexicon_blocks WHERE scope = ? LIMIT 1").get(scope) !== null;
 }
 
-/** Per-query arrays over the scope's id range, reused (scores zeroed after each query). */
-let scores = new Float64Array(0);
-let touched = new Int32Array(0);
+/** Per-query arrays, reused: the terms' runs and their running sums. */
 let slots = new Int32Array(1 << 16);
 let parts = new Float64Array(1 << 16);
+const sums = new RunningSums();
 
-function reserve(span: number, recorded: number): void {
-  if (scores.length < span) {
-    scores = new Float64Array(Math.ceil(span * 1.25));
-    touched = new Int32Array(scores.length);
-  }
+function reserve(recorded: number): void {
   if (slots.length < recorded) {
     // Grown with what was recorded so far (the terms scored before this one).
     const [oldSlots, oldParts] = [slots, parts];
@@ -68,9 +60,6 @@ function reserve(span: number, recorded: number): void {
     parts.set(oldParts);
   }
 }
-
-/** The episodes scored first among which the k-th score is taken while terms are scored. */
-const KTH_SAMPLE = 1 << 14;
 
 /** Episodes past the last block ranked from their text; more wait only while a lexicon is being built. */
 const TAIL_MAX = 3 * LEXICON_SIZES.block;
@@ -113,32 +102,28 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   const bounds = lists.map((list) => termBound(list.weights.weight, list.holding));
   const order = boundOrder(bounds);
   const left = boundsLeft(bounds, order);
-  reserve(counted.lastId - first + 1, 0);
-  const into: Accumulator = { first, scores, touched, count: 0, slots, parts, recorded: 0 };
+  const into: Runs = { first, slots, parts, recorded: 0 };
+  sums.reset();
   // Whole terms, highest bound first, until the bounds of the rest cannot lift a new episode to the k-th score.
   let scored = 0;
   for (; scored < order.length; scored++) {
     // The k-th score is at most the bounds of the terms scored so far: below the rest's, nothing can be left out yet.
     // (A negative context weight could lower a score: then every term is scored.)
-    if (scored > 0 && contextWeight >= 0 && into.count >= limit && left[scored]! < left[0]! - left[scored]!) {
-      // Among the first episodes scored only (any of them gives a k-th score no higher than all of
-      // them do): those of the rarest terms, where the best are; a query of many common words scored
-      // every episode again after each term (up to 10^5 random reads each).
-      if (cannotReach(left[scored]!, kthScore(scores, into.touched.subarray(0, Math.min(into.count, KTH_SAMPLE)), limit))) break;
+    if (scored > 0 && contextWeight >= 0 && sums.count >= limit && left[scored]! < left[0]! - left[scored]!) {
+      // Among evenly spaced sums when there are many (a query of common words scores most of the scope).
+      if (cannotReach(left[scored]!, sums.kth(limit, KTH_SAMPLE))) break;
     }
     const list = lists[order[scored]!]!;
-    reserve(0, into.recorded + list.holding);
+    reserve(into.recorded + list.holding);
     into.slots = slots;
     into.parts = parts;
     list.from = into.recorded;
-    for (const row of list.rows) accumulatePostings(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, into);
-    for (let i = 0; i < list.tail.length; i += 4) addPosting(into, list.tail[i]!, list.tail[i + 1]! + contextWeight * list.tail[i + 2]!, list.tail[i + 3]!, list.weights);
+    for (const row of list.rows) recordPostings(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, into);
+    for (let i = 0; i < list.tail.length; i += 4) recordPosting(into, list.tail[i]!, list.tail[i + 1]! + contextWeight * list.tail[i + 2]!, list.tail[i + 3]!, list.weights);
     list.to = into.recorded;
+    sums.add(slots, parts, list.from, list.to);
   }
-  const scoredSlots = touched.subarray(0, into.count);
-  const kth = kthScore(scores, scoredSlots, limit);
-  const candidates = selectCandidates(scores, scoredSlots, left[scored]!, kth);
-  for (let i = 0; i < scoredSlots.length; i++) scores[scoredSlots[i]!] = 0;
+  const candidates = sums.candidates(left[scored]!, sums.kth(limit));
   // Each candidate's part of every term, in a row of the table: recorded, or read for the candidates alone.
   const stride = lists.length;
   const table = new Float64Array(candidates.length * stride);

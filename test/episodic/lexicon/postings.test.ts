@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { accumulatePostings, concatPostings, decodePostings, encodePostings, flattenPostings, lastPostingId, type Posting } from "../../../src/episodic/lexicon/postings.ts";
+import { concatPostings, decodePostings, encodePostings, flattenPostings, lastPostingId, recordPostings, type Posting } from "../../../src/episodic/lexicon/postings.ts";
 
 const postings = (ids: number[]): Posting[] => ids.map((id, i) => ({ id, content: i % 3, context: (i + 1) % 2, length: 10 + i * 40 }));
 
@@ -28,18 +28,23 @@ describe("postings", () => {
     expect(merged).toEqual(Uint8Array.from(encodePostings(flattenPostings([...a, ...b, ...c]), 10)));
   });
 
-  test("accumulating adds weight * f / (f + norm + lengthFactor * length) per episode, once listed", () => {
-    const list = postings([3, 5, 9]);
-    const into = { first: 3, scores: new Float64Array(8), touched: new Int32Array(6), count: 0, slots: new Int32Array(6), parts: new Float64Array(6), recorded: 0 };
+  test("recording gives weight * f / (f + norm + lengthFactor * length) per episode with a count, in id order, after what was recorded", () => {
+    // The fourth has no count at all (0 in the turn and in the one before): it is not recorded.
+    const list = postings([3, 5, 9, 12]);
+    const into = { first: 3, slots: new Int32Array(12), parts: new Float64Array(12), recorded: 0 };
     const weights = { weight: 2, norm: 0.3, lengthFactor: 0.01, contextWeight: 0.5 };
-    accumulatePostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
-    accumulatePostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
+    recordPostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
+    const first = into.recorded;
+    recordPostings(encodePostings(flattenPostings(list), 3), 3, weights, into);
     const part = (p: Posting) => {
       const f = p.content + 0.5 * p.context;
       return f === 0 ? 0 : (2 * f) / (f + 0.3 + 0.01 * p.length);
     };
-    for (const p of list) expect(into.scores[p.id - 3]).toBeCloseTo(2 * part(p), 12);
-    // Each scored episode is listed once, whatever the number of terms that scored it.
-    expect([...into.touched.subarray(0, into.count)]).toEqual(list.filter((p) => part(p) > 0).map((p) => p.id - 3));
+    const counted = list.filter((p) => part(p) > 0);
+    expect(counted).toHaveLength(3);
+    expect(into.recorded).toBe(2 * first);
+    expect([...into.slots.subarray(0, first)]).toEqual(counted.map((p) => p.id - 3));
+    expect([...into.slots.subarray(first, into.recorded)]).toEqual(counted.map((p) => p.id - 3));
+    counted.forEach((p, i) => expect(into.parts[i]).toBeCloseTo(part(p), 12));
   });
 });
