@@ -64,7 +64,7 @@ function reserve(recorded: number): void {
 /** Episodes past the last block ranked from their text; more wait only while a lexicon is being built. */
 const TAIL_MAX = 3 * LEXICON_SIZES.block;
 
-type TermList = { term: string; rows: { block: number; documents: number }[]; tail: number[]; holding: number; weights: TermWeights; from: number; to: number };
+type TermList = { term: string; rows: { block: number; documents: number; postings: Uint8Array }[]; tail: number[]; holding: number; weights: TermWeights; from: number; to: number };
 
 /**
  * The scope's best `limit` episodes by BM25 over the query words (best first, ties by id), or
@@ -87,11 +87,9 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
   if (!tail) return undefined;
   const documents = indexed + tail.documents;
   const averageLength = blocks.reduce((sum, block) => sum + block.tokens, 0) / Math.max(1, indexed);
-  // Each term's rows without their postings (the bytes are read only where they are scored).
-  const readRows = db.query<{ block: number; documents: number }, [string, string, string]>(
-    "SELECT block, documents FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY block",
+  const readRows = db.query<{ block: number; documents: number; postings: Uint8Array }, [string, string, string]>(
+    "SELECT block, documents, postings FROM episode_lexicon_postings WHERE scope = ? AND term = ? AND block IN (SELECT value FROM json_each(?)) ORDER BY block",
   );
-  const readBytes = db.query<{ postings: Uint8Array }, [string, number, string]>("SELECT postings FROM episode_lexicon_postings WHERE scope = ? AND block = ? AND term = ?");
   const blockIds = JSON.stringify(blocks.map((block) => block.block));
   const lists: TermList[] = terms.map((term) => {
     const rows = readRows.all(scope, term, blockIds);
@@ -118,7 +116,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
     into.slots = slots;
     into.parts = parts;
     list.from = into.recorded;
-    for (const row of list.rows) recordPostings(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, into);
+    for (const row of list.rows) recordPostings(row.postings, row.block, list.weights, into);
     for (let i = 0; i < list.tail.length; i += 4) recordPosting(into, list.tail[i]!, list.tail[i + 1]! + contextWeight * list.tail[i + 2]!, list.tail[i + 3]!, list.weights);
     list.to = into.recorded;
     sums.add(slots, parts, list.from, list.to);
@@ -139,7 +137,7 @@ export function rankByLexicon(db: Database, scope: string, words: string[], matc
       c = lowerBound(candidates, row.block - first, c);
       if (c === candidates.length) break;
       if (candidates[c]! > lastOf.get(row.block)! - first) continue;
-      c = scoreCandidates(readBytes.get(scope, row.block, list.term)!.postings, row.block, list.weights, first, candidates, c, table, stride, t);
+      c = scoreCandidates(row.postings, row.block, list.weights, first, candidates, c, table, stride, t);
     }
     for (let i = 0; i < list.tail.length; i += 4) {
       c = lowerBound(candidates, list.tail[i]! - first, c);
