@@ -6,8 +6,9 @@
  * lists. At 1M episodes BM25 (~5-9 ms) and the KNN (~12-14 ms) ran one after the other on one core.
  * Below the cells' threshold the scan takes ~1 ms, less than is worth a message round trip, and it
  * stays on the calling thread. The worker keeps the chunks it reads (kept-chunks.ts, up to the
- * store's knnCacheBytes): once it finds most of a query's chunks kept it scans them several times
- * faster than the calling thread reads them, and the calling thread leaves it the cells (KEEPS).
+ * store's knnCacheBytes) once it has answered, until the next message comes (POSTED). Once it
+ * finds most of a query's chunks kept it scans them several times faster than the calling thread
+ * reads them, and the calling thread leaves it the cells (KEEPS).
  *
  * Same answers: the same scan code over the same file, and the k nearest of the two threads' k
  * nearest are those of one scan (mergeNearest). Each thread reads in a snapshot of its own: under
