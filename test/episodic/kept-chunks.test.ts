@@ -26,6 +26,14 @@ function openPair() {
 
 const CELLS: ["a", number][] = [0, 1, 2, 3].map((cell) => ["a", cell]);
 
+/** A pair holding `count` random vectors spread over the four cells, the random source to go on with, and an empty 1 MiB KeptChunks. */
+function filledPair(seed: number, count: number) {
+  const random = seededRandom(seed).next;
+  const pair = openPair();
+  for (let id = 1; id <= count; id++) pair.insert(id, id % 4, randomInt8(random));
+  return { ...pair, random, kept: new KeptChunks(1 << 20) };
+}
+
 describe("chunks kept between scans", () => {
   // Room for every chunk, for three (the least recently used go), for one, and for none (each is read and scored as without).
   test.each([
@@ -70,12 +78,9 @@ describe("chunks kept between scans", () => {
   });
 
   test("a chunk is read once while nothing is written; a write makes only the chunks it changed read again", () => {
-    const random = seededRandom(37).next;
-    const { reader, insert, close } = openPair();
-    const kept = new KeptChunks(1 << 20);
+    // 4 cells of 3 full chunks each (96 vectors), one changed later.
+    const { reader, insert, close, random, kept } = filledPair(37, 96);
     try {
-      // 4 cells of 3 full chunks each (96 vectors), one changed later.
-      for (let id = 1; id <= 96; id++) insert(id, id % 4, randomInt8(random));
       const q = randomInt8(random);
       const scanAndKeep = () => {
         scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept);
@@ -102,12 +107,9 @@ describe("chunks kept between scans", () => {
   });
 
   test("a scan keeps nothing: a chunk it read waits, is read no second time while it waits, and is kept by keepWaiting until told to stop", () => {
-    const random = seededRandom(47).next;
-    const { reader, insert, close } = openPair();
-    const kept = new KeptChunks(1 << 20);
+    // 4 cells of 2 full chunks each.
+    const { reader, close, random, kept } = filledPair(47, 64);
     try {
-      // 4 cells of 2 full chunks each.
-      for (let id = 1; id <= 64; id++) insert(id, id % 4, randomInt8(random));
       const rows = reader.query<{ chunkId: number; validity: Uint8Array; rowids: Uint8Array }, []>("SELECT chunk_id AS chunkId, validity, rowids FROM t_chunks ORDER BY chunk_id").all();
       const vectorsOf = reader.query<{ vectors: Uint8Array }, [number]>("SELECT vectors FROM t_vector_chunks00 WHERE rowid = ?");
       expect(rows).toHaveLength(8);

@@ -23,6 +23,8 @@ export class RunningSums {
   count = 0;
   // The sums kth selects among (kthLargest rearranges them).
   #values = new Float64Array(1 << 12);
+  /** The last k-th best taken among all the sums, until a term is added: the ranking asks for it again after the last term it scores in full. */
+  #kthOfAll: { k: number; value: number } | undefined;
 
   /** Starts a query: nothing scored. */
   reset(): this {
@@ -75,6 +77,7 @@ export class RunningSums {
     }
     this.#current = next;
     this.count = n;
+    this.#kthOfAll = undefined;
   }
 
   /** The k-th best sum (among at most `sample` of them, evenly spaced); 0 while fewer than k are scored (nothing is left out then). */
@@ -83,10 +86,13 @@ export class RunningSums {
     const step = scores.length > sample ? scores.length / sample : 1;
     const taken = Math.floor(scores.length / step);
     if (taken < k) return 0;
+    if (step === 1 && this.#kthOfAll?.k === k) return this.#kthOfAll.value;
     if (this.#values.length < taken) this.#values = new Float64Array(Math.ceil(taken * 1.5));
     const view = this.#values.subarray(0, taken);
     for (let i = 0; i < taken; i++) view[i] = scores[Math.floor(i * step)]!;
-    return kthLargest(view, k);
+    const value = kthLargest(view, k);
+    if (step === 1) this.#kthOfAll = { k, value };
+    return value;
   }
 
   /** The slots that may still reach the top: their sum plus the bounds of the terms left reaches the k-th score. Ascending. */

@@ -62,6 +62,18 @@ describe("running sums of the terms scored in full", () => {
     expect([...sums.scores]).toEqual([...run!.parts]);
   });
 
+  test("the k-th best taken again after a term is added, or after a reset, is of the sums as they are then", () => {
+    const sums = new RunningSums();
+    sums.add(Int32Array.from([1, 2, 3]), Float64Array.from([1, 2, 3]), 0, 3);
+    expect([sums.kth(1), sums.kth(1), sums.kth(2)]).toEqual([3, 3, 2]);
+    // The same k as the last one asked: taken again, not remembered.
+    sums.add(Int32Array.from([1]), Float64Array.from([5]), 0, 1);
+    expect([sums.kth(2), sums.kth(1)]).toEqual([3, 6]);
+    sums.reset();
+    sums.add(Int32Array.from([4, 5]), Float64Array.from([0.5, 0.25]), 0, 2);
+    expect([sums.kth(1), sums.kth(2)]).toEqual([0.5, 0.25]);
+  });
+
   test("candidates are the slots whose sum plus the bounds left reaches the k-th score, ascending", () => {
     const sums = new RunningSums();
     sums.add(Int32Array.from([1, 2, 3, 4, 5]), Float64Array.from([4, 1.5, 6, 1, 2]), 0, 5);
