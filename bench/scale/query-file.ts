@@ -1,22 +1,22 @@
 // The query half of `gllam bench scale` on a file it kept (`--db FILE`), opened read-only: recall
 // p50/p95, BM25 alone, static KNN (cells) against exact KNN, for the same dev questions. So query
 // changes are measured on one 1M-episode file without growing it again (~10 minutes each time).
-//   bun bench/scale/query-file.ts FILE [DATA] [QUESTIONS]
+//   bun bench/scale/query-file.ts FILE [DATA] [QUESTIONS] [WARM]
 import { parseJsonText } from "../../src/episodic/formats/json-text.ts";
-import { measureSize, readQuestions } from "../../src/bench/scale.ts";
+import { measureSize, readQuestionSets } from "../../src/bench/scale.ts";
 import { Gllam } from "../../src/gllam/gllam.ts";
 import { ensureStaticTableNoisily, loadStaticEmbedder } from "../../src/gllam/open.ts";
 
-const [file, data = "../shared/data/locomo/locomo_dev5.json", count = "100"] = process.argv.slice(2);
-if (!file) throw new Error("usage: bun bench/scale/query-file.ts FILE [DATA] [QUESTIONS]");
+const [file, data = "../shared/data/locomo/locomo_dev5.json", count = "100", warm = "300"] = process.argv.slice(2);
+if (!file) throw new Error("usage: bun bench/scale/query-file.ts FILE [DATA] [QUESTIONS] [WARM]");
 const staticEmbedder = loadStaticEmbedder(await ensureStaticTableNoisily());
-const questions = readQuestions(parseJsonText(await Bun.file(data).text(), data), Number(count));
+const sets = readQuestionSets(parseJsonText(await Bun.file(data).text(), data), Number(count), Number(warm));
 const gllam = await Gllam.open(file, { readOnly: true, embedder: staticEmbedder, staticEmbedder });
 try {
   const episodes = gllam.dbRO().query<{ n: number }, []>("SELECT count(*) AS n FROM episodes").get()!.n;
-  const row = await measureSize(gllam, questions, new Map(), { data, sizes: [], staticEmbedder, modelSample: 0, queries: questions.length });
+  const row = await measureSize(gllam, sets, new Map(), { data, sizes: [], staticEmbedder, modelSample: 0, queries: sets.asked.length, warm: sets.warm.length });
   const load = (await Bun.file("/proc/loadavg").text().catch(() => "unknown")).split(" ").slice(0, 3).join(" ");
-  console.log(JSON.stringify({ episodes, ...row, questions: questions.length, load_average: load }));
+  console.log(JSON.stringify({ episodes, ...row, questions: sets.asked.length, questions_warm: sets.warm.length, questions_new: sets.fresh.length, load_average: load }));
 } finally {
   gllam.close();
 }

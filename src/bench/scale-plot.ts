@@ -62,6 +62,7 @@ export function writeScalePlot(result: ScaleBenchResult): string {
       { name: "recall p50 (static query vector)", color: "#1f77b4", values: pick("recall_p50_ms") },
       { name: "recall p95", color: "#aec7e8", values: pick("recall_p95_ms") },
       { name: "recall p50, asked again", color: "#17becf", values: pick("recall_again_p50_ms") },
+      { name: "recall p50, new questions", color: "#7f7f7f", values: pick("recall_new_p50_ms") },
       { name: "lexical (BM25) p50", color: "#2ca02c", values: pick("lexical_p50_ms") },
       { name: "recall p50, model tier", color: "#d62728", values: pick("model_recall_p50_ms") },
       { name: "static KNN p50", color: "#9467bd", values: pick("knn_p50_ms") },

@@ -32,8 +32,10 @@ export type ScaleBenchOptions = {
   modelEmbedder?: Embedder;
   /** Episodes given model vectors (the first ones stored). */
   modelSample: number;
-  /** Questions asked at each size. */
+  /** Questions asked at each size (and as many new ones, after `warm` others). */
   queries: number;
+  /** Other questions asked, untimed, before the new ones (readQuestionSets). */
+  warm: number;
   /** Keep the database here (a new file); default a temporary one. */
   db?: string;
   onProgress?: (line: string) => void;
@@ -53,6 +55,13 @@ export type ScaleRow = {
    */
   recall_again_p50_ms: number;
   recall_again_p95_ms: number;
+  /**
+   * Questions not asked before (none of the asked ones' texts), after the asked ones and `warm`
+   * others: what a server that has been answering answers a new question in. Null: the data holds
+   * no other questions.
+   */
+  recall_new_p50_ms: number | null;
+  recall_new_p95_ms: number | null;
   lexical_p50_ms: number;
   model_recall_p50_ms: number | null;
   /** Static KNN: the engine's (approximate) and brute-force exact, over the same vectors. */
@@ -83,6 +92,9 @@ export type ScaleBenchResult = {
   model_rss_mb: number | null;
   turns_per_copy: number;
   questions: number;
+  /** Other questions asked before the new ones, and the new ones timed. */
+  questions_warm: number;
+  questions_new: number;
   static_embedder: string;
   model_sample: number;
   /** Ingest chunks whose static vectors and cells the worker computed (embed-ahead.ts), and those it failed (then the writer's thread did). */
@@ -92,17 +104,40 @@ export type ScaleBenchResult = {
 };
 
 type Question = { text: string; relevant: Set<string> };
+/** The questions timed twice (asked), then others asked untimed (warm), then new ones timed (fresh). */
+export type QuestionSets = { asked: Question[]; warm: Question[]; fresh: Question[] };
 
-export function readQuestions(data: unknown, count: number): Question[] {
+function listQuestions(data: unknown): Question[] {
   const samples = data as { sample_id: string; qa?: { question: unknown; evidence?: unknown[] }[] }[];
-  const all = samples.flatMap((sample) =>
+  return samples.flatMap((sample) =>
     (sample.qa ?? []).flatMap((qa) => {
       const relevant = new Set((qa.evidence ?? []).flatMap((e) => String(e).split(/[;,\s]+/)).filter(Boolean).map((id) => `${sample.sample_id}:${id}`));
       return relevant.size > 0 && typeof qa.question === "string" ? [{ text: qa.question, relevant }] : [];
     }),
   );
-  // Evenly spread over the file, so every conversation is asked about.
-  return sampleEvenly(all, all.length, count, (question) => question);
+}
+
+// Evenly spread over the file, so every conversation is asked about.
+const spread = (questions: Question[], count: number) => sampleEvenly(questions, questions.length, count, (question) => question);
+
+export function readQuestions(data: unknown, count: number): Question[] {
+  return spread(listQuestions(data), count);
+}
+
+/**
+ * `count` questions spread over the file (asked); then, of the other texts (each once), `count` new ones (fresh: at most half of those left) and up to `warm` of the rest, to be
+ * asked before the fresh ones: a server answers questions it has not seen, about a memory it has
+ * answered others on.
+ */
+export function readQuestionSets(data: unknown, count: number, warm: number): QuestionSets {
+  const all = listQuestions(data);
+  const asked = spread(all, count);
+  const askedTexts = new Set(asked.map((question) => question.text));
+  // Each text once: a question the file holds twice is new only the first time it is asked.
+  const unasked = [...new Map(all.filter((question) => !askedTexts.has(question.text)).map((question) => [question.text, question])).values()];
+  const fresh = spread(unasked, Math.min(count, Math.floor(unasked.length / 2)));
+  const freshTexts = new Set(fresh.map((question) => question.text));
+  return { asked, warm: spread(unasked.filter((question) => !freshTexts.has(question.text)), warm), fresh };
 }
 
 /** A field of /proc/self/status in MB (Linux), or undefined. */
@@ -168,7 +203,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const units = collectUnits(parseLocomo(data, { file: options.data }));
   if (units.length === 0) throw new GllamError("E_BAD_INPUT", `${options.data} holds no LoCoMo conversations`);
   const corpus = buildScaleCorpus(units);
-  const questions = readQuestions(data, options.queries);
+  const sets = readQuestionSets(data, options.queries, options.warm);
+  const questions = sets.asked;
   if (options.db && existsSync(options.db)) throw new GllamError("E_BAD_INPUT", `--db ${options.db} exists: the benchmark builds a new file`);
   const folder = options.db ? undefined : mkdtempSync(join(tmpdir(), "gllam-bench-scale-"));
   const path = options.db ?? join(folder!, "scale.db");
@@ -222,7 +258,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       gllam.checkpointWAL("TRUNCATE");
       const ingestPeak = peakRssMb();
       resetPeakRss();
-      const row = await measureSize(gllam, questions, docOf, options);
+      const row = await measureSize(gllam, sets, docOf, options);
       let modelRecall: number | null = null;
       if (options.modelEmbedder) {
         // The queries' garbage (the KNN's chunk copies, ~0.2 GB at 1M) collected before the model's
@@ -246,7 +282,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead, mimalloc_purge_delay: process.env.MIMALLOC_PURGE_DELAY ?? null };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, questions_warm: sets.warm.length, questions_new: sets.fresh.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead, mimalloc_purge_delay: process.env.MIMALLOC_PURGE_DELAY ?? null };
   } finally {
     await embedAhead?.close();
     gllam.close();
@@ -289,11 +325,14 @@ async function measureModelTier(gllam: Gllam, embedder: Embedder, options: Scale
   }
 }
 
-export async function measureSize(gllam: Gllam, questions: Question[], docOf: Map<number, string>, options: ScaleBenchOptions) {
+export async function measureSize(gllam: Gllam, sets: QuestionSets, docOf: Map<number, string>, options: ScaleBenchOptions) {
+  const questions = sets.asked;
   // One untimed pass first: the page cache then holds what a warm server would.
   for (const q of questions.slice(0, 5)) await gllam.recall(q.text);
   const recall = await timeEach(questions, (q) => gllam.recall(q.text));
   const again = await timeEach(questions, (q) => gllam.recall(q.text));
+  for (const q of sets.warm) await gllam.recall(q.text);
+  const fresh = await timeEach(sets.fresh, (q) => gllam.recall(q.text));
   const lexical = await timeEach(questions, (q) => gllam.searchEpisodes(q.text, { tuning: LEXICAL }));
 
   const db = gllam.dbRO();
@@ -329,6 +368,8 @@ export async function measureSize(gllam: Gllam, questions: Question[], docOf: Ma
     recall_p95_ms: round(percentile(recall, 95), 2),
     recall_again_p50_ms: round(percentile(again, 50), 2),
     recall_again_p95_ms: round(percentile(again, 95), 2),
+    recall_new_p50_ms: fresh.length > 0 ? round(percentile(fresh, 50), 2) : null,
+    recall_new_p95_ms: fresh.length > 0 ? round(percentile(fresh, 95), 2) : null,
     lexical_p50_ms: round(percentile(lexical, 50), 2),
     knn_p50_ms: round(percentile(knn, 50), 2),
     knn_k100_p50_ms: round(percentile(knn100, 50), 2),

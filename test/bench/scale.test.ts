@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { buildScaleCorpus, corpusSlice } from "../../src/bench/scale-corpus.ts";
 import { writeScalePlot } from "../../src/bench/scale-plot.ts";
+import { readQuestionSets } from "../../src/bench/scale.ts";
 import { parseSizes } from "../../src/cli/commands/bench-scale.ts";
 import { episodeContentHash } from "../../src/episodic/episodes.ts";
 import type { IngestUnit } from "../../src/episodic/formats/source.ts";
@@ -55,6 +56,43 @@ describe("scale corpus", () => {
   });
 });
 
+describe("question sets", () => {
+  // Ten questions in two conversations; "Q3" is asked twice in the file, once in each.
+  const texts = ["Q0", "Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q3", "Q9"];
+  const data = [0, 1].map((c) => ({ sample_id: `conv-${c}`, qa: texts.slice(c * 5, c * 5 + 5).map((question, i) => ({ question, evidence: [`D1:${i + 1}`] })) }));
+  const textsOf = (questions: { text: string }[]) => questions.map((question) => question.text);
+
+  test.each([
+    // count, warm: asked, fresh, warm
+    [2, 3, ["Q0", "Q5"], ["Q1", "Q4"], ["Q2", "Q3", "Q7"]],
+    [4, 1, ["Q0", "Q2", "Q5", "Q7"], ["Q1", "Q4"], ["Q3"]],
+    [2, 0, ["Q0", "Q5"], ["Q1", "Q4"], []],
+  ] as const)("%p asked, %p warm", (count, warm, asked, fresh, warmed) => {
+    const sets = readQuestionSets(data, count, warm);
+    expect(textsOf(sets.asked)).toEqual([...asked]);
+    expect(textsOf(sets.fresh)).toEqual([...fresh]);
+    expect(textsOf(sets.warm)).toEqual([...warmed]);
+  });
+
+  test("no new or warm question has the text of an asked one or of another; half of the other texts at most are new", () => {
+    for (const count of [1, 3, 5, 9]) {
+      const sets = readQuestionSets(data, count, 10);
+      const asked = new Set(textsOf(sets.asked));
+      const fresh = textsOf(sets.fresh);
+      expect(fresh.some((text) => asked.has(text))).toBe(false);
+      const warm = textsOf(sets.warm);
+      expect(warm.some((text) => asked.has(text) || fresh.includes(text))).toBe(false);
+      expect(new Set([...fresh, ...warm]).size).toBe(fresh.length + warm.length);
+      const unasked = new Set(texts.filter((text) => !asked.has(text))).size;
+      expect(fresh.length).toBe(Math.min(count, Math.floor(unasked / 2)));
+    }
+  });
+
+  test("with every question asked there are none new", () => {
+    expect(readQuestionSets(data, 10, 5)).toMatchObject({ fresh: [], warm: [] });
+  });
+});
+
 describe("bench scale", () => {
   test.each([
     ["10000,100000,1000000", [10_000, 100_000, 1_000_000]],
@@ -66,12 +104,12 @@ describe("bench scale", () => {
 
   test("the plot has a line per series and log-scale axes", () => {
     const row = (episodes: number, ms: number) => ({
-      episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, recall_again_p50_ms: ms * 0.8, recall_again_p95_ms: ms * 1.5, lexical_p50_ms: ms / 2,
+      episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, recall_again_p50_ms: ms * 0.8, recall_again_p95_ms: ms * 1.5, recall_new_p50_ms: ms * 0.9, recall_new_p95_ms: ms * 1.7, lexical_p50_ms: ms / 2,
       model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_k100_p50_ms: ms / 2, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, ingest_peak_rss_mb: 250, query_peak_rss_mb: 300, peak_rss_mb: 300, rss_anon_mb: 200, rss_file_mb: 100,
     });
-    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, embedded_ahead: { chunks: 2, failed: 0 }, mimalloc_purge_delay: null });
+    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, questions_warm: 0, questions_new: 0, embedded_ahead: { chunks: 2, failed: 0 }, mimalloc_purge_delay: null });
     expect(svg).toStartWith("<svg");
-    expect(svg.match(/<polyline/g)).toHaveLength(7);
+    expect(svg.match(/<polyline/g)).toHaveLength(8);
     expect(svg).toContain(">10K<");
     expect(svg).toContain(">100K<");
     expect(svg).toContain("peak RSS 300 MB");
@@ -80,14 +118,20 @@ describe("bench scale", () => {
   test("a small run from the CLI writes the JSON (every field, the model tier's from a worker) and the plot", () => {
     const dir = makeTempDir();
     const data = join(dir, "locomo.json");
-    Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [{ question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 }] }]));
-    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--model-sample", "4", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
+    Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [
+      { question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 },
+      { question: "Where did Caroline hike?", answer: "near the lake", evidence: ["D1:1"], category: 1 },
+      { question: "What is the puppy called?", answer: "Biscuit", evidence: ["D1:3"], category: 1 },
+    ] }]));
+    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--warm", "1", "--model-sample", "4", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
     expect(run.stderr).not.toContain("rror");
     expect(run.code).toBe(0);
     const result = JSON.parse(require("node:fs").readFileSync(join(dir, "out.json"), "utf8"));
     expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
     expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
-    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "mimalloc_purge_delay", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "sizes", "static_embedder", "turns_per_copy"]);
+    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "mimalloc_purge_delay", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "questions_new", "questions_warm", "sizes", "static_embedder", "turns_per_copy"]);
+    // One question asked, of the two others one is new and one is asked before it.
+    expect(result).toMatchObject({ questions: 1, questions_new: 1, questions_warm: 1 });
     // One chunk per size (30 turns, then 60 more), both embedded by the worker.
     expect(result).toMatchObject({ model_sample: 4, model_rss_mb: expect.any(Number), base_rss_mb: expect.any(Number), embedded_ahead: { chunks: 2, failed: 0 } });
     // `gllam bench` runs long: it started again keeping freed memory (src/cli/allocator.ts), and says so.
@@ -95,9 +139,11 @@ describe("bench scale", () => {
     for (const row of result.sizes) {
       expect(Object.keys(row).sort()).toEqual([
         "db_bytes", "episodes", "ingest_peak_rss_mb", "ingest_turns_per_cpu_s", "ingest_turns_per_s", "knn_exact_p50_ms", "knn_exact_recall_at_10", "knn_k100_p50_ms", "knn_overlap_at_10", "knn_p50_ms",
-        "knn_recall_at_10", "lexical_p50_ms", "model_recall_p50_ms", "peak_rss_mb", "query_peak_rss_mb", "recall_again_p50_ms", "recall_again_p95_ms", "recall_p50_ms", "recall_p95_ms", "rss_anon_mb", "rss_file_mb",
+        "knn_recall_at_10", "lexical_p50_ms", "model_recall_p50_ms", "peak_rss_mb", "query_peak_rss_mb", "recall_again_p50_ms", "recall_again_p95_ms", "recall_new_p50_ms", "recall_new_p95_ms", "recall_p50_ms", "recall_p95_ms",
+        "rss_anon_mb", "rss_file_mb",
       ]);
       expect(row.model_recall_p50_ms).toBeGreaterThan(0);
+      expect(row.recall_new_p50_ms).toBeGreaterThan(0);
       expect(row.peak_rss_mb).toBeGreaterThanOrEqual(Math.max(row.ingest_peak_rss_mb, row.query_peak_rss_mb));
     }
     expect(require("node:fs").readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");

@@ -22,7 +22,8 @@ export const benchScaleCommand = defineCommand({
   args: {
     data: { type: "string", description: "LoCoMo JSON file whose conversations are replicated", required: true, valueHint: "path" },
     sizes: { type: "string", description: "Episode counts to measure at (default 10000,100000,1000000)", valueHint: "list" },
-    queries: { type: "string", description: "Questions asked at each size (default 200)", valueHint: "n" },
+    queries: { type: "string", description: "Questions asked at each size (default 200), twice; then as many new ones", valueHint: "n" },
+    warm: { type: "string", description: "Other questions asked before the new ones are timed (default 300; 0: none)", valueHint: "n" },
     "model-sample": { type: "string", description: "Episodes given model vectors for model_recall (default 512; 0: none, the model is not loaded)", valueHint: "n" },
     json: { type: "string", description: "Also write the figures to this file", valueHint: "path" },
     plot: { type: "string", description: "Write an SVG of latency and ingest rate against size here", valueHint: "path" },
@@ -34,6 +35,7 @@ export const benchScaleCommand = defineCommand({
       data: args.data,
       sizes: parseSizes(args.sizes ?? "10000,100000,1000000"),
       queries: intArg(args.queries, 200, "--queries"),
+      warm: intArg(args.warm, 300, "--warm", 0),
       staticEmbedder: loadStaticEmbedder(await ensureStaticTableNoisily()),
       modelEmbedder: modelSample > 0 ? createLocalModelEmbedder() : undefined,
       modelSample,
