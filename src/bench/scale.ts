@@ -125,9 +125,9 @@ export function readQuestions(data: unknown, count: number): Question[] {
 }
 
 /**
- * `count` questions spread over the file (asked); then, of the other texts (each once), `count` new ones (fresh: at most half of those left) and up to `warm` of the rest, to be
- * asked before the fresh ones: a server answers questions it has not seen, about a memory it has
- * answered others on.
+ * `count` questions spread over the file (asked); then, of the other texts (each once), `count`
+ * new ones (fresh: at most half of them) and up to `warm` of the rest, to be asked before the
+ * fresh ones: a server answers questions it has not seen, about a memory it has answered others on.
  */
 export function readQuestionSets(data: unknown, count: number, warm: number): QuestionSets {
   const all = listQuestions(data);
