@@ -8,11 +8,14 @@ import type { ScaleBenchResult, ScaleRow } from "./scale.ts";
 type Series = { name: string; color: string; values: (number | null)[] };
 type Panel = { title: string; unit: string; series: Series[] };
 
-const WIDTH = 960;
-const HEIGHT = 420;
+// The right panel's last size label is centred on its edge: the width leaves room for it.
+const WIDTH = 1000;
 const PANEL_W = 400;
 const PANEL_H = 300;
 const TOP = 60;
+// Each panel's legend is a column below its axis label, where no line or gridline runs through it.
+const LEGEND_TOP = TOP + PANEL_H + 56;
+const LEGEND_ROW = 18;
 
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const log10 = Math.log10;
@@ -24,6 +27,9 @@ function decades(min: number, max: number): number[] {
 }
 
 const label = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}K` : String(n));
+
+// A series not measured (the model tier without a sample) is left out, legend and all.
+const measuredSeries = (panel: Panel) => panel.series.filter((series) => series.values.some((v) => v !== null && v > 0));
 
 function drawPanel(panel: Panel, sizes: number[], left: number): string {
   const values = panel.series.flatMap((s) => s.values.filter((v): v is number => v !== null && v > 0));
@@ -40,13 +46,11 @@ function drawPanel(panel: Panel, sizes: number[], left: number): string {
     `<text x="${left + PANEL_W / 2}" y="${TOP + PANEL_H + 36}" text-anchor="middle">episodes in the scope (log)</text>`,
     `<text transform="translate(${left - 44},${TOP + PANEL_H / 2}) rotate(-90)" text-anchor="middle">${escape(panel.unit)} (log)</text>`,
   ];
-  // A series not measured (the model tier without a sample) is left out, legend and all.
-  const measured = panel.series.filter((series) => series.values.some((v) => v !== null && v > 0));
-  measured.forEach((series, i) => {
+  measuredSeries(panel).forEach((series, i) => {
     const points = sizes.flatMap((size, j) => (series.values[j] ? [[x(size), y(series.values[j]!)] as const] : []));
     parts.push(`<polyline fill="none" stroke="${series.color}" stroke-width="2" points="${points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" ")}"/>`);
     parts.push(...points.map(([px, py]) => `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="3.5" fill="${series.color}"/>`));
-    parts.push(`<rect x="${left + 10}" y="${TOP + 10 + i * 18}" width="12" height="3" fill="${series.color}"/><text x="${left + 28}" y="${TOP + 15 + i * 18}">${escape(series.name)}</text>`);
+    parts.push(`<rect x="${left + 10}" y="${LEGEND_TOP + i * LEGEND_ROW - 5}" width="12" height="3" fill="${series.color}"/><text x="${left + 28}" y="${LEGEND_TOP + i * LEGEND_ROW}">${escape(series.name)}</text>`);
   });
   return parts.join("\n");
 }
@@ -76,12 +80,13 @@ export function writeScalePlot(result: ScaleBenchResult): string {
       { name: "per CPU-second", color: "#8c564b", values: pick("ingest_turns_per_cpu_s") },
     ],
   };
+  const height = LEGEND_TOP + Math.max(...[latency, ingest].map((panel) => measuredSeries(panel).length)) * LEGEND_ROW + 24;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${WIDTH}" height="${height}" fill="white"/>`,
     drawPanel(latency, sizes, 70),
     drawPanel(ingest, sizes, 70 + PANEL_W + 90),
-    `<text x="${WIDTH / 2}" y="${HEIGHT - 12}" text-anchor="middle" fill="#555">gllam bench scale: peak RSS ${result.peak_rss_mb} MB (ingest ${Math.max(...result.sizes.map((row) => row.ingest_peak_rss_mb))}, queries ${Math.max(...result.sizes.map((row) => row.query_peak_rss_mb))})</text>`,
+    `<text x="${WIDTH / 2}" y="${height - 12}" text-anchor="middle" fill="#555">gllam bench scale: peak RSS ${result.peak_rss_mb} MB (ingest ${Math.max(...result.sizes.map((row) => row.ingest_peak_rss_mb))}, queries ${Math.max(...result.sizes.map((row) => row.query_peak_rss_mb))})</text>`,
     "</svg>",
     "",
   ].join("\n");

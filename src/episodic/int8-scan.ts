@@ -15,8 +15,8 @@
  * (indexVectorChunks), and by reading the chunk rows of episode_static_vectors (one per 1,024
  * vectors of the file, without their blobs) for a scope without cells, as vec0's own KNN does.
  * What bounds a scan is reading the vectors: SQLite hands a chunk's 128 KB over at ~0.3-0.7 ms per
- * MB (README, "Scale"), where scoring it takes ~12 µs. So the KNN worker keeps the chunks it reads
- * (kept-chunks.ts) and scores them where they lie.
+ * MB (docs/scale-history.md, "The static KNN, third pass"), where scoring it takes ~12 µs. So the
+ * KNN worker keeps the chunks it reads (kept-chunks.ts) and scores them where they lie.
  */
 import type { Database } from "bun:sqlite";
 import { INT8_KERNEL } from "./int8-kernel.ts";

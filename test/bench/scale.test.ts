@@ -113,6 +113,16 @@ describe("bench scale", () => {
     expect(svg).toContain(">10K<");
     expect(svg).toContain(">100K<");
     expect(svg).toContain("peak RSS 300 MB");
+    // The legends sit below the panels (whose frames end at y 360), where no line runs through them;
+    // every label, the last size's included, starts inside the picture.
+    const textAt = (name: string) => Number(new RegExp(`<text x="[\\d.]+" y="([\\d.]+)">${name}</text>`).exec(svg)?.[1]);
+    for (const name of ["recall p95", "recall p50, new questions", "static KNN p50", "per CPU-second"]) expect(textAt(name)).toBeGreaterThan(360);
+    const width = Number(/<svg[^>]* width="(\d+)"/.exec(svg)![1]);
+    const height = Number(/<svg[^>]* height="(\d+)"/.exec(svg)![1]);
+    for (const [, x, y] of svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)"/g)) {
+      expect(Number(x)).toBeLessThan(width - 10);
+      expect(Number(y)).toBeLessThan(height);
+    }
   });
 
   test("a small run from the CLI writes the JSON (every field, the model tier's from a worker) and the plot", () => {
