@@ -14,7 +14,7 @@ const sets = readQuestionSets(parseJsonText(await Bun.file(data).text(), data), 
 const gllam = await Gllam.open(file, { readOnly: true, embedder: staticEmbedder, staticEmbedder });
 try {
   const episodes = gllam.dbRO().query<{ n: number }, []>("SELECT count(*) AS n FROM episodes").get()!.n;
-  const row = await measureSize(gllam, sets, new Map(), { data, sizes: [], staticEmbedder, modelSample: 0, queries: sets.asked.length, warm: sets.warm.length });
+  const row = await measureSize(gllam, sets, new Map(), { staticEmbedder });
   const load = (await Bun.file("/proc/loadavg").text().catch(() => "unknown")).split(" ").slice(0, 3).join(" ");
   console.log(JSON.stringify({ episodes, ...row, questions: sets.asked.length, questions_warm: sets.warm.length, questions_new: sets.fresh.length, load_average: load }));
 } finally {

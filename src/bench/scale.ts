@@ -325,7 +325,7 @@ async function measureModelTier(gllam: Gllam, embedder: Embedder, options: Scale
   }
 }
 
-export async function measureSize(gllam: Gllam, sets: QuestionSets, docOf: Map<number, string>, options: ScaleBenchOptions) {
+export async function measureSize(gllam: Gllam, sets: QuestionSets, docOf: Map<number, string>, options: Pick<ScaleBenchOptions, "staticEmbedder">) {
   const questions = sets.asked;
   // One untimed pass first: the page cache then holds what a warm server would.
   for (const q of questions.slice(0, 5)) await gllam.recall(q.text);
