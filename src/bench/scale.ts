@@ -22,7 +22,7 @@ import { recall } from "../retrieval/recall.ts";
 import { poolEmbedder } from "../embed/worker-pool.ts";
 import { Gllam } from "../gllam/gllam.ts";
 import { mean, percentile, recallAtK, round } from "./metrics.ts";
-import { buildScaleCorpus, corpusSlice, docKeyOf } from "./scale-corpus.ts";
+import { buildScaleCorpus, corpusSlice, docKeyOf, type ScaleCorpus, type ScaleTurn } from "./scale-corpus.ts";
 
 export type ScaleBenchOptions = {
   data: string;
@@ -38,6 +38,8 @@ export type ScaleBenchOptions = {
   warm: number;
   /** Keep the database here (a new file); default a temporary one. */
   db?: string;
+  /** `db` is a file this benchmark built from the same data: grow it further (continueScaleFile). */
+  continueFile?: boolean;
   onProgress?: (line: string) => void;
 };
 
@@ -101,6 +103,8 @@ export type ScaleBenchResult = {
   embedded_ahead: { chunks: number; failed: number };
   /** The allocator setting the process ran with (null: Bun's default); it moves recall and ingest by a fifth or more (src/cli/allocator.ts). */
   mimalloc_purge_delay: string | null;
+  /** Each size measured in a process of its own (scale-processes.ts), or all in one, each size's memory figures then including what the sizes before it left. */
+  process_per_size: boolean;
 };
 
 type Question = { text: string; relevant: Set<string> };
@@ -194,20 +198,52 @@ async function timeEach<T>(items: T[], run: (item: T) => unknown): Promise<numbe
 /** Turns written per transaction: the ingest path's own chunk. */
 const INGEST_CHUNK = 5000;
 
+/** The benchmark's data file read: its conversations replicated (the corpus) and its questions. */
+export async function readScaleData(path: string, queries: number, warm: number) {
+  const text = await Bun.file(path).text().catch(() => {
+    throw new GllamError("E_NOT_FOUND", `cannot read benchmark data ${path}`);
+  });
+  const data = parseJsonText(text, path);
+  const units = collectUnits(parseLocomo(data, { file: path }));
+  if (units.length === 0) throw new GllamError("E_BAD_INPUT", `${path} holds no LoCoMo conversations`);
+  return { corpus: buildScaleCorpus(units), sets: readQuestionSets(data, queries, warm) };
+}
+
+/**
+ * The turns a file this benchmark built already holds, checked against the corpus: its last turn
+ * must be the corpus's turn at that position, or the file was built from other data (or is not
+ * the benchmark's) and growing it would mix two corpora.
+ */
+function continueScaleFile(gllam: Gllam, corpus: ScaleCorpus, path: string): number {
+  const db = gllam.store.dbRO();
+  const stored = db.query<{ n: number }, []>("SELECT count(*) AS n FROM episodes WHERE scope = 'default'").get()!.n;
+  if (stored === 0) return 0;
+  const last = db.query<{ content: string; doc: string | null }, []>("SELECT content, metadata ->> '$.doc' AS doc FROM episodes WHERE scope = 'default' ORDER BY id DESC LIMIT 1").get()!;
+  const expected = corpusSlice(corpus, stored - 1, stored)[0]!.episodes[0]! as ScaleTurn;
+  if (last.content !== expected.content || last.doc !== expected.metadata.doc) {
+    throw new GllamError("E_BAD_INPUT", `${path} was not built by \`gllam bench scale\` from this --data: its turn ${stored} is not the corpus's (continue only a file the benchmark built from the same data)`);
+  }
+  return stored;
+}
+
+/**
+ * The file the benchmark writes: `db` checked (new, or existing when continued), else one in a
+ * temporary folder that `remove` deletes.
+ */
+export function scaleFile(db: string | undefined, continueFile: boolean): { path: string; remove(): void } {
+  if (continueFile && !(db && existsSync(db))) throw new GllamError("E_NOT_FOUND", `--continue grows an existing --db file; ${db ? `${db} does not exist` : "none was given"}`);
+  if (!continueFile && db && existsSync(db)) throw new GllamError("E_BAD_INPUT", `--db ${db} exists: the benchmark builds a new file (--continue grows one it built)`);
+  if (db) return { path: db, remove: () => {} };
+  const folder = mkdtempSync(join(tmpdir(), "gllam-bench-scale-"));
+  return { path: join(folder, "scale.db"), remove: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
 export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBenchResult> {
   const sizes = [...options.sizes].sort((a, b) => a - b);
-  const text = await Bun.file(options.data).text().catch(() => {
-    throw new GllamError("E_NOT_FOUND", `cannot read benchmark data ${options.data}`);
-  });
-  const data = parseJsonText(text, options.data);
-  const units = collectUnits(parseLocomo(data, { file: options.data }));
-  if (units.length === 0) throw new GllamError("E_BAD_INPUT", `${options.data} holds no LoCoMo conversations`);
-  const corpus = buildScaleCorpus(units);
-  const sets = readQuestionSets(data, options.queries, options.warm);
+  const { corpus, sets } = await readScaleData(options.data, options.queries, options.warm);
   const questions = sets.asked;
-  if (options.db && existsSync(options.db)) throw new GllamError("E_BAD_INPUT", `--db ${options.db} exists: the benchmark builds a new file`);
-  const folder = options.db ? undefined : mkdtempSync(join(tmpdir(), "gllam-bench-scale-"));
-  const path = options.db ?? join(folder!, "scale.db");
+  const file = scaleFile(options.db, options.continueFile === true);
+  const path = file.path;
   const gllam = await Gllam.open(path, { embedder: options.staticEmbedder, staticEmbedder: options.staticEmbedder });
   const rows: ScaleRow[] = [];
   const docOf = new Map<number, string>();
@@ -216,8 +252,12 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
   const embeddedAhead = { chunks: 0, failed: 0 };
   let embedAhead: ReturnType<typeof startEmbedAhead>;
   try {
-    let stored = 0;
+    let stored = options.continueFile ? continueScaleFile(gllam, corpus, path) : 0;
+    if (stored >= sizes[0]!) throw new GllamError("E_BAD_INPUT", `${path} holds ${stored} turns already: --sizes must be larger`);
+    // The model tier's sample is given its vectors once, in the file's first size.
+    const fillModelSample = stored === 0;
     for (const size of sizes) {
+      const before = stored;
       // A worker per size's ingest, closed before the queries, as `gllam ingest` closes its own: kept
       // alive, its heap and static table counted in every query phase's RSS (~120 MB at 1M).
       embedAhead = startEmbedAhead(options.staticEmbedder);
@@ -250,7 +290,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       }
       // The writer's cached pages freed, as at the end of `gllam ingest`: else the queries' phases count them.
       releaseWriterCache(gllam.store);
-      const added = size - (rows.at(-1)?.episodes ?? 0);
+      const added = size - before;
       embeddedAhead.chunks += embedAhead?.answered ?? 0;
       embeddedAhead.failed += embedAhead?.failed ?? 0;
       await embedAhead?.close();
@@ -264,7 +304,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
         // The queries' garbage (the KNN's chunk copies, ~0.2 GB at 1M) collected before the model's
         // worker starts, as before every other phase: else the worker's memory is counted on top of it.
         Bun.gc(true);
-        const model = await measureModelTier(gllam, options.modelEmbedder, options, questions, rows.length === 0);
+        const model = await measureModelTier(gllam, options.modelEmbedder, options, questions, fillModelSample && rows.length === 0);
         modelRecall = model.p50;
         modelRss ??= model.rssAdded;
       }
@@ -282,11 +322,11 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       });
       options.onProgress?.(JSON.stringify(rows.at(-1)));
     }
-    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, questions_warm: sets.warm.length, questions_new: sets.fresh.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead, mimalloc_purge_delay: process.env.MIMALLOC_PURGE_DELAY ?? null };
+    return { sizes: rows, peak_rss_mb: Math.max(...rows.map((r) => r.peak_rss_mb)), base_rss_mb: baseRss, model_rss_mb: modelRss, turns_per_copy: corpus.turnsPerCopy, questions: questions.length, questions_warm: sets.warm.length, questions_new: sets.fresh.length, static_embedder: options.staticEmbedder.modelVersion, model_sample: options.modelEmbedder ? options.modelSample : 0, embedded_ahead: embeddedAhead, mimalloc_purge_delay: process.env.MIMALLOC_PURGE_DELAY ?? null, process_per_size: false };
   } finally {
     await embedAhead?.close();
     gllam.close();
-    if (folder) rmSync(folder, { recursive: true, force: true });
+    file.remove();
   }
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { buildScaleCorpus, corpusSlice } from "../../src/bench/scale-corpus.ts";
 import { writeScalePlot } from "../../src/bench/scale-plot.ts";
 import { readQuestionSets } from "../../src/bench/scale.ts";
@@ -20,6 +22,20 @@ const units: IngestUnit[] = [
     ),
   },
 ];
+
+const QUESTIONS = [
+  { question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 },
+  { question: "Where did Caroline hike?", answer: "near the lake", evidence: ["D1:1"], category: 1 },
+  { question: "What is the puppy called?", answer: "Biscuit", evidence: ["D1:3"], category: 1 },
+];
+
+/** A LoCoMo file of the units' one conversation and these questions, in `dir`. */
+function writeLocomo(dir: string, qa: typeof QUESTIONS, name = "locomo.json", rewrite = (text: string) => text): string {
+  const path = join(dir, name);
+  const turns = units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: rewrite(e.content) }));
+  writeFileSync(path, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: turns }, qa }]));
+  return path;
+}
 
 describe("scale corpus", () => {
   const corpus = buildScaleCorpus(units);
@@ -107,7 +123,7 @@ describe("bench scale", () => {
       episodes, ingest_turns_per_s: 9000, ingest_turns_per_cpu_s: 12000, db_bytes: episodes * 1000, recall_p50_ms: ms, recall_p95_ms: ms * 2, recall_again_p50_ms: ms * 0.8, recall_again_p95_ms: ms * 1.5, recall_new_p50_ms: ms * 0.9, recall_new_p95_ms: ms * 1.7, lexical_p50_ms: ms / 2,
       model_recall_p50_ms: null, knn_p50_ms: ms / 3, knn_k100_p50_ms: ms / 2, knn_exact_p50_ms: ms, knn_recall_at_10: 0.4, knn_exact_recall_at_10: 0.4, knn_overlap_at_10: 1, ingest_peak_rss_mb: 250, query_peak_rss_mb: 300, peak_rss_mb: 300, rss_anon_mb: 200, rss_file_mb: 100,
     });
-    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, questions_warm: 0, questions_new: 0, embedded_ahead: { chunks: 2, failed: 0 }, mimalloc_purge_delay: null });
+    const svg = writeScalePlot({ sizes: [row(10_000, 5), row(100_000, 9)], peak_rss_mb: 300, base_rss_mb: 90, model_rss_mb: null, turns_per_copy: 3, questions: 2, static_embedder: "s", model_sample: 0, questions_warm: 0, questions_new: 0, embedded_ahead: { chunks: 2, failed: 0 }, mimalloc_purge_delay: null, process_per_size: false });
     expect(svg).toStartWith("<svg");
     expect(svg.match(/<polyline/g)).toHaveLength(8);
     expect(svg).toContain(">10K<");
@@ -127,19 +143,16 @@ describe("bench scale", () => {
 
   test("a small run from the CLI writes the JSON (every field, the model tier's from a worker) and the plot", () => {
     const dir = makeTempDir();
-    const data = join(dir, "locomo.json");
-    Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [
-      { question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 },
-      { question: "Where did Caroline hike?", answer: "near the lake", evidence: ["D1:1"], category: 1 },
-      { question: "What is the puppy called?", answer: "Biscuit", evidence: ["D1:3"], category: 1 },
-    ] }]));
-    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--warm", "1", "--model-sample", "4", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
+    const data = writeLocomo(dir, QUESTIONS);
+    const run = runGllam(["bench", "scale", "--data", data, "--sizes", "30,90", "--queries", "1", "--warm", "1", "--model-sample", "4", "--process-per-size", "--json", join(dir, "out.json"), "--plot", join(dir, "out.svg")]);
     expect(run.stderr).not.toContain("rror");
     expect(run.code).toBe(0);
-    const result = JSON.parse(require("node:fs").readFileSync(join(dir, "out.json"), "utf8"));
+    const result = JSON.parse(readFileSync(join(dir, "out.json"), "utf8"));
     expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
     expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
-    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "mimalloc_purge_delay", "model_rss_mb", "model_sample", "peak_rss_mb", "questions", "questions_new", "questions_warm", "sizes", "static_embedder", "turns_per_copy"]);
+    expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "mimalloc_purge_delay", "model_rss_mb", "model_sample", "peak_rss_mb", "process_per_size", "questions", "questions_new", "questions_warm", "sizes", "static_embedder", "turns_per_copy"]);
+    // Each size in a process of its own (the default): the first fills the model's sample, the second uses it.
+    expect(result.process_per_size).toBe(true);
     // One question asked, of the two others one is new and one is asked before it.
     expect(result).toMatchObject({ questions: 1, questions_new: 1, questions_warm: 1 });
     // One chunk per size (30 turns, then 60 more), both embedded by the worker.
@@ -156,17 +169,56 @@ describe("bench scale", () => {
       expect(row.recall_new_p50_ms).toBeGreaterThan(0);
       expect(row.peak_rss_mb).toBeGreaterThanOrEqual(Math.max(row.ingest_peak_rss_mb, row.query_peak_rss_mb));
     }
-    expect(require("node:fs").readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");
+    expect(readFileSync(join(dir, "out.svg"), "utf8")).toStartWith("<svg");
+  });
+
+  test("--continue grows a file the benchmark built to the same turns as one built in one go, and refuses any other file", () => {
+    const dir = makeTempDir();
+    const data = writeLocomo(dir, QUESTIONS.slice(0, 1));
+    const bench = (...args: string[]) => runGllam(["bench", "scale", "--data", data, "--queries", "1", "--warm", "0", "--model-sample", "0", ...args]);
+    const turnsOf = (db: string) => {
+      const file = new Database(db, { readonly: true });
+      try {
+        return file.query("SELECT session_id, seq, speaker, content, metadata FROM episodes ORDER BY id").all();
+      } finally {
+        file.close();
+      }
+    };
+    const [grown, whole] = [join(dir, "grown.db"), join(dir, "whole.db")];
+    expect(bench("--sizes", "30", "--db", grown).code).toBe(0);
+    const continued = bench("--sizes", "50,70", "--db", grown, "--continue");
+    expect(continued.stderr).not.toContain("rror");
+    expect(JSON.parse(continued.stdout)).toMatchObject({ sizes: [{ episodes: 50 }, { episodes: 70 }], process_per_size: false });
+    expect(bench("--sizes", "70", "--db", whole).code).toBe(0);
+    expect(turnsOf(grown)).toHaveLength(70);
+    expect(turnsOf(grown)).toEqual(turnsOf(whole));
+
+    const refusals: [string[], RegExp][] = [
+      [["--sizes", "90", "--db", grown], /exists: the benchmark builds a new file/],
+      [["--sizes", "90", "--db", join(dir, "none.db"), "--continue"], /none\.db does not exist/],
+      [["--sizes", "60", "--db", grown, "--continue"], /holds 70 turns already/],
+    ];
+    for (const [args, message] of refusals) {
+      const run = bench(...args);
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toMatch(message);
+    }
+    // Other data (the same conversation in capitals): its corpus's turn 70 is not the file's.
+    const other = writeLocomo(dir, QUESTIONS.slice(0, 1), "other.json", (text) => text.toUpperCase());
+    const mixed = runGllam(["bench", "scale", "--data", other, "--sizes", "90", "--queries", "1", "--model-sample", "0", "--db", grown, "--continue"]);
+    expect(mixed.code).not.toBe(0);
+    expect(mixed.stderr).toContain("was not built by `gllam bench scale` from this --data");
+    expect(turnsOf(grown)).toEqual(turnsOf(whole));
   });
 
   test("the compiled binary's ingest runs its static vectors in the worker it embeds (no chunk left to the writer's thread)", async () => {
     const work = makeTempDir();
-    const data = join(work, "locomo.json");
-    Bun.write(data, JSON.stringify([{ sample_id: "conv-1", conversation: { speaker_a: "A", speaker_b: "B", session_1_date_time: "1:56 pm on 8 May, 2023", session_1: units[0]!.episodes.map((e, i) => ({ speaker: e.speaker, dia_id: `D1:${i + 1}`, text: e.content })) }, qa: [{ question: "Who painted a sunrise?", answer: "Melanie", evidence: ["D1:2"], category: 1 }] }]));
+    const data = writeLocomo(work, QUESTIONS.slice(0, 1));
     const { run, runDir } = installCompiled(await compiledGllam(), join(work, "install"));
-    const result = run("bench", "scale", "--data", data, "--sizes", "30,60", "--queries", "1", "--model-sample", "0", "--json", join(runDir, "out.json"));
+    // A process per size: each is the compiled binary again, and their chunks add up.
+    const result = run("bench", "scale", "--data", data, "--sizes", "30,60", "--queries", "1", "--model-sample", "0", "--process-per-size", "--json", join(runDir, "out.json"));
     expect(result.stderr).not.toContain("rror");
     expect(result.code).toBe(0);
-    expect(JSON.parse(require("node:fs").readFileSync(join(runDir, "out.json"), "utf8")).embedded_ahead).toEqual({ chunks: 2, failed: 0 });
+    expect(JSON.parse(readFileSync(join(runDir, "out.json"), "utf8")).embedded_ahead).toEqual({ chunks: 2, failed: 0 });
   });
 });

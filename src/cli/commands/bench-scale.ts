@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { intArg } from "../../bench/args.ts";
 import { runScaleBench } from "../../bench/scale.ts";
 import { writeScalePlot } from "../../bench/scale-plot.ts";
+import { runScaleBenchPerSize } from "../../bench/scale-processes.ts";
 import { GllamError } from "../../engine/errors.ts";
 import { createLocalModelEmbedder } from "../../embed/local-model.ts";
 import { ensureStaticTableNoisily, loadStaticEmbedder } from "../../gllam/open.ts";
@@ -28,20 +29,27 @@ export const benchScaleCommand = defineCommand({
     json: { type: "string", description: "Also write the figures to this file", valueHint: "path" },
     plot: { type: "string", description: "Write an SVG of latency and ingest rate against size here", valueHint: "path" },
     db: { type: "string", description: "Keep the benchmark's database in this new file (default: a temporary one, removed after)", valueHint: "path" },
+    continue: { type: "boolean", description: "Grow the --db file, which this benchmark built from the same --data, to the sizes given" },
+    "process-per-size": { type: "boolean", description: "Measure each size in a process of its own (default: all in this one, each size's memory figures then including what the smaller sizes left)" },
   },
   run: async ({ args }) => {
-    const modelSample = intArg(args["model-sample"], 512, "--model-sample", 0);
-    const result = await runScaleBench({
+    const common = {
       data: args.data,
       sizes: parseSizes(args.sizes ?? "10000,100000,1000000"),
       queries: intArg(args.queries, 200, "--queries"),
       warm: intArg(args.warm, 300, "--warm", 0),
-      staticEmbedder: loadStaticEmbedder(await ensureStaticTableNoisily()),
-      modelEmbedder: modelSample > 0 ? createLocalModelEmbedder() : undefined,
-      modelSample,
+      modelSample: intArg(args["model-sample"], 512, "--model-sample", 0),
       db: args.db,
-      onProgress: (line) => console.error(line),
-    });
+      continueFile: args.continue === true,
+    };
+    const result = args["process-per-size"]
+      ? await runScaleBenchPerSize(common)
+      : await runScaleBench({
+          ...common,
+          staticEmbedder: loadStaticEmbedder(await ensureStaticTableNoisily()),
+          modelEmbedder: common.modelSample > 0 ? createLocalModelEmbedder() : undefined,
+          onProgress: (line) => console.error(line),
+        });
     const text = JSON.stringify(result, null, 2);
     if (args.json) await Bun.write(args.json, `${text}\n`);
     if (args.plot) await Bun.write(args.plot, writeScalePlot(result));
