@@ -7,19 +7,10 @@
  */
 import { GllamError } from "../engine/errors.ts";
 import { selfCommand } from "./args.ts";
-import { readScaleData, type ScaleBenchResult, scaleFile } from "./scale.ts";
+import { readScaleData, type ScaleBenchOptions, type ScaleBenchResult, scaleFile } from "./scale.ts";
 
-export type ScaleProcessOptions = {
-  data: string;
-  sizes: number[];
-  queries: number;
-  warm: number;
-  modelSample: number;
-  /** Keep the database here; default a temporary one. */
-  db?: string;
-  /** `db` is a file the benchmark built: grow it further. */
-  continueFile?: boolean;
-};
+/** What the processes are told: the options a command line carries (each loads its own embedders). */
+export type ScaleProcessOptions = Pick<ScaleBenchOptions, "data" | "sizes" | "queries" | "warm" | "modelSample" | "db" | "continueFile">;
 
 /** The command line of the process that grows the file to `size` and measures it. */
 export function sizeProcessArgv(options: ScaleProcessOptions, size: number, db: string, continueFile: boolean): string[] {
