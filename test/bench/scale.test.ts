@@ -151,7 +151,7 @@ describe("bench scale", () => {
     expect(result.sizes.map((s: { episodes: number }) => s.episodes)).toEqual([30, 90]);
     expect(result.sizes[1].knn_exact_recall_at_10).toBeGreaterThan(0);
     expect(Object.keys(result).sort()).toEqual(["base_rss_mb", "embedded_ahead", "mimalloc_purge_delay", "model_rss_mb", "model_sample", "peak_rss_mb", "process_per_size", "questions", "questions_new", "questions_warm", "sizes", "static_embedder", "turns_per_copy"]);
-    // Each size in a process of its own (the default): the first fills the model's sample, the second uses it.
+    // Each size in a process of its own (--process-per-size): the first fills the model's sample, the second uses it.
     expect(result.process_per_size).toBe(true);
     // One question asked, of the two others one is new and one is asked before it.
     expect(result).toMatchObject({ questions: 1, questions_new: 1, questions_warm: 1 });
@@ -175,7 +175,8 @@ describe("bench scale", () => {
   test("--continue grows a file the benchmark built to the same turns as one built in one go, and refuses any other file", () => {
     const dir = makeTempDir();
     const data = writeLocomo(dir, QUESTIONS.slice(0, 1));
-    const bench = (...args: string[]) => runGllam(["bench", "scale", "--data", data, "--queries", "1", "--warm", "0", "--model-sample", "0", ...args]);
+    const benchOn = (file: string, ...args: string[]) => runGllam(["bench", "scale", "--data", file, "--queries", "1", "--warm", "0", "--model-sample", "0", ...args]);
+    const bench = (...args: string[]) => benchOn(data, ...args);
     const turnsOf = (db: string) => {
       const file = new Database(db, { readonly: true });
       try {
@@ -205,7 +206,7 @@ describe("bench scale", () => {
     }
     // Other data (the same conversation in capitals): its corpus's turn 70 is not the file's.
     const other = writeLocomo(dir, QUESTIONS.slice(0, 1), "other.json", (text) => text.toUpperCase());
-    const mixed = runGllam(["bench", "scale", "--data", other, "--sizes", "90", "--queries", "1", "--model-sample", "0", "--db", grown, "--continue"]);
+    const mixed = benchOn(other, "--sizes", "90", "--db", grown, "--continue");
     expect(mixed.code).not.toBe(0);
     expect(mixed.stderr).toContain("was not built by `gllam bench scale` from this --data");
     expect(turnsOf(grown)).toEqual(turnsOf(whole));
