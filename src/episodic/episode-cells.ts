@@ -334,6 +334,26 @@ export function probedStaticCells(db: Database, vector: Float32Array, scope: str
   return { table: VECTOR_TIERS.static.episodeCells, partitions: nearestCells(centroids, unit(vector), probes).map((cell) => [scope, cell]) };
 }
 
+/** The scopes whose static vectors are in cells (SCOPE_THRESHOLD episodes or more), in the order of their names. */
+export function scopesWithStaticCells(db: Database): string[] {
+  return db.query<{ scope: string }, []>(`SELECT scope FROM ${VECTOR_TIERS.static.cellScopes} ORDER BY scope`).all().map((row) => row.scope);
+}
+
+/**
+ * Every static cell of every scope that has them (scope by scope, in the order of their names), as
+ * scanInt8Partitions takes them, with the table holding them and its vectors' dimension: what a
+ * prewarm keeps. Undefined when no scope has static cells, or the kernel cannot take their vectors.
+ */
+export function allStaticCells(db: Database): { table: string; dims: number; scopes: string[]; partitions: [string, number][] } | undefined {
+  const { episodeCells } = VECTOR_TIERS.static;
+  const centroids = hasTable(db, episodeCells) ? readCentroids(db, "static") : undefined;
+  if (!centroids || !scannable(centroids.dims)) return undefined;
+  const scopes = scopesWithStaticCells(db);
+  if (scopes.length === 0) return undefined;
+  const live = Array.from({ length: CELLS }, (_, cell) => cell).filter((cell) => centroids.live[cell]);
+  return { table: episodeCells, dims: centroids.dims, scopes, partitions: scopes.flatMap((scope) => live.map((cell): [string, number] => [scope, cell])) };
+}
+
 /**
  * KNN over the tier's cells nearest the query; undefined when the scope has no cells (brute force
  * then). Static cells are scanned (int8-scan.ts). For the model tier, each cell is asked first for

@@ -198,12 +198,8 @@ const eachInTurn = (): PartitionClaim => {
 export function scanInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], query: Int8Array, k: number, claim: PartitionClaim = eachInTurn(), kept?: KeptChunks): EpisodeHit[] {
   const nearest = new NearestK(k);
   if (partitions.length === 0) return [];
-  const where = partitions[0]!.map((_, i) => `c.partition0${i} = ?`).join(" AND ");
   // With chunks kept, a chunk's vectors are read only when it is not kept as it is now.
-  const chunks = db.query<ChunkRow, PartitionKeys>(
-    `SELECT c.chunk_id AS chunkId, c.validity, c.rowids${kept ? "" : ", v.vectors"} FROM "${table}_chunks" c ${kept ? "" : `JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id`} WHERE ${where}`,
-  );
-  const readVectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE _rowid_ = ?`);
+  const { chunks, vectorsOf } = chunkStatements(db, table, partitions[0]!.length, !kept);
   const dims = query.length;
   kept?.begin(db, table, dims);
   const queryNorm = int8Norm(query);
@@ -218,8 +214,8 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
     for (const chunk of rows) {
       // Read with the row, or only when the kept chunks do not hold it as it is now.
       let vectors = chunk.vectors;
-      const vectorsOf = () => (vectors ??= readVectors.get(chunk.chunkId)?.vectors ?? new Uint8Array(0));
-      const distances = kept ? kept.distances(chunk, query, queryNorm, vectorsOf) : scoreRead(vectorsOf());
+      const readChunk = () => (vectors ??= vectorsOf(chunk.chunkId));
+      const distances = kept ? kept.distances(chunk, query, queryNorm, readChunk) : scoreRead(readChunk());
       read += vectors?.length ?? 0;
       const { validity } = chunk;
       for (let i = 0; i < distances.length; i++) {
@@ -233,6 +229,42 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   }
   if (read >= COLLECT_AFTER_BYTES) Bun.gc(false);
   return nearest.hits();
+}
+
+/**
+ * The statements that read a vec0 table's chunks in a partition (their rows, with their vectors
+ * when `withVectors`) and one chunk's vectors by its id.
+ */
+function chunkStatements(db: Database, table: string, keys: number, withVectors: boolean) {
+  const where = Array.from({ length: keys }, (_, i) => `c.partition0${i} = ?`).join(" AND ");
+  const chunks = db.query<ChunkRow, PartitionKeys>(
+    `SELECT c.chunk_id AS chunkId, c.validity, c.rowids${withVectors ? ", v.vectors" : ""} FROM "${table}_chunks" c ${withVectors ? `JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id` : ""} WHERE ${where}`,
+  );
+  const readVectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE _rowid_ = ?`);
+  return { chunks, vectorsOf: (chunkId: number) => readVectors.get(chunkId)?.vectors ?? new Uint8Array(0) };
+}
+
+/** Where a prewarm stopped: the partition to go on from (all of them: done), and whether the kept chunks' room is full. */
+export type PrewarmProgress = { next: number; full: boolean };
+
+/**
+ * Keeps the chunks of a vec0 table's partitions (int8 vectors of `dims` dimensions) in `kept`
+ * before any scan asks for them, from partition `from` on, until every one is kept, the room is
+ * full (nothing kept is let go for it), or `stop` says to stop: it is asked before each chunk is
+ * read (~0.4 ms a chunk to keep, most of it the first touch of the memory it goes to).
+ */
+export function prewarmInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], dims: number, kept: KeptChunks, from: number, stop: () => boolean): PrewarmProgress {
+  if (from >= partitions.length) return { next: from, full: false };
+  const { chunks, vectorsOf } = chunkStatements(db, table, partitions[0]!.length, false);
+  kept.begin(db, table, dims);
+  for (let p = from; p < partitions.length; p++) {
+    const keys = partitions[p]!;
+    for (const chunk of kept.chunksOf(keys, () => chunks.all(...keys))) {
+      if (stop()) return { next: p, full: false };
+      if (!kept.prewarm(chunk, () => vectorsOf(chunk.chunkId))) return { next: p, full: true };
+    }
+  }
+  return { next: partitions.length, full: false };
 }
 
 /** The k nearest of several lists of hits (each vector in one list at most), ordered as one scan orders them: a heap's k best do not depend on the order they came in. */

@@ -81,6 +81,11 @@ export class KeptChunks {
     return this.#kept.size * this.#slotBytes;
   }
 
+  /** Chunks held. */
+  get chunks(): number {
+    return this.#kept.size;
+  }
+
   /** Lets every chunk go when the scan is of another table or dimension, or the file's schema changed (a table made again). */
   begin(db: Database, table: string, dims: number): void {
     const version = schemaVersion(db);
@@ -148,13 +153,26 @@ export class KeptChunks {
     for (const [chunkId, waiting] of this.#waiting) {
       if (stop()) return;
       this.#unwait(chunkId, waiting);
-      const { vectors } = waiting;
-      const offset = this.#slotFor(vectors.length);
-      if (offset === undefined) continue;
-      new Uint8Array(this.#kernel!.memory.buffer).set(vectors, offset);
-      this.#kernel!.norms(offset, vectors.length / this.#dims, this.#dims, offset + vectors.length);
-      this.#kept.set(chunkId, { offset, validity: waiting.validity, rowids: waiting.rowids });
+      this.#keep(chunkId, waiting, this.#slotFor(waiting.vectors.length, true));
     }
+  }
+
+  /**
+   * Keeps a chunk ahead of any scan (`read` unless it is kept as it is now), in room no kept chunk
+   * holds: false when there is none left (nothing is let go for it).
+   */
+  prewarm(chunk: ChunkState, read: () => Uint8Array): boolean {
+    const kept = this.#kept.get(chunk.chunkId);
+    if (kept && isAsRead(kept, chunk)) return true;
+    if (kept) this.#free.push(this.#release(chunk.chunkId, kept));
+    const waiting = this.#waiting.get(chunk.chunkId);
+    if (waiting) this.#unwait(chunk.chunkId, waiting);
+    const vectors = waiting && isAsRead(waiting, chunk) ? waiting.vectors : read();
+    // A chunk that can never be kept (no vectors, or larger than the bound) is passed over.
+    if (!this.#fits(vectors.length)) return true;
+    const offset = this.#slotFor(vectors.length, false);
+    this.#keep(chunk.chunkId, { validity: chunk.validity, rowids: chunk.rowids, vectors }, offset);
+    return offset !== undefined;
   }
 
   /** Bytes of chunks waiting to be kept. */
@@ -173,13 +191,21 @@ export class KeptChunks {
     return bytes > 0 && Number.isInteger(count) && bytes + count * 8 <= this.maxBytes;
   }
 
+  /** Copies the chunk's vectors to the slot at `offset` (none: it is not kept) and computes their norms there. */
+  #keep(chunkId: number, { validity, rowids, vectors }: Waiting, offset: number | undefined): void {
+    if (offset === undefined) return;
+    new Uint8Array(this.#kernel!.memory.buffer).set(vectors, offset);
+    this.#kernel!.norms(offset, vectors.length / this.#dims, this.#dims, offset + vectors.length);
+    this.#kept.set(chunkId, { offset, validity, rowids });
+  }
+
   #release(chunkId: number, kept: Kept): number {
     this.#kept.delete(chunkId);
     return (kept.offset - this.#slotsAt) / this.#slotBytes;
   }
 
-  /** A slot's offset for a chunk of this many bytes: a free one, a new one, or the least recently used one's. */
-  #slotFor(bytes: number): number | undefined {
+  /** A slot's offset for a chunk of this many bytes: a free one, a new one, or (when `evict`) the least recently used one's. */
+  #slotFor(bytes: number, evict: boolean): number | undefined {
     const count = bytes / this.#dims;
     if (!this.#fits(bytes)) return undefined;
     if (bytes !== this.#chunkBytes) {
@@ -197,11 +223,11 @@ export class KeptChunks {
       const have = memory.buffer.byteLength;
       if (have < end) memory.grow(Math.ceil((Math.max(end, Math.min(have * 1.25, this.#slotsAt + this.maxBytes)) - have) / 65_536));
     }
-    if (slot === undefined) {
+    if (slot === undefined && evict) {
       const [oldest] = this.#kept;
       if (!oldest) return undefined;
       slot = this.#release(oldest[0], oldest[1]);
     }
-    return this.#slotsAt + slot * this.#slotBytes;
+    return slot === undefined ? undefined : this.#slotsAt + slot * this.#slotBytes;
   }
 }

@@ -186,3 +186,12 @@ export function latestEpisodeTime(db: Database, scope: string, until?: number): 
   const row = db.query<{ at: number | null }, [string, number | null]>("SELECT max(occurred_at) AS at FROM episodes WHERE scope = ? AND (?2 IS NULL OR occurred_at <= ?2)").get(scope, until ?? null);
   return row?.at ?? undefined;
 }
+
+/**
+ * Up to `count` of the scope's latest turns' contents, one in every `every` of them, newest first
+ * (idx_episodes_recent), cut to `chars` characters: texts a warm-up recall can ask.
+ */
+export function recentEpisodeTexts(db: Database, scope: string, count: number, every: number, chars: number): string[] {
+  const rows = db.query<{ content: string }, [string, number]>("SELECT content FROM episodes WHERE scope = ? ORDER BY coalesce(occurred_at, created_at) DESC LIMIT ?").all(scope, count * every);
+  return rows.filter((_, i) => i % every === 0).map((row) => row.content.slice(0, chars));
+}

@@ -9,7 +9,7 @@ import type { Database } from "bun:sqlite";
 import { openSideReader } from "../engine/connections.ts";
 import { describeError } from "../engine/errors.ts";
 import { KEEPS, KNN_STATE, POSTED, type KnnReply, type KnnRequest } from "./knn-beside.ts";
-import { scanInt8Partitions } from "./int8-scan.ts";
+import { prewarmInt8Partitions, scanInt8Partitions } from "./int8-scan.ts";
 import { KeptChunks, mostlyKept } from "./kept-chunks.ts";
 
 declare const self: Worker;
@@ -18,6 +18,11 @@ let state: Int32Array | undefined;
 let kept: KeptChunks | undefined;
 /** Scans and closes received (the calling thread counts those it posted: POSTED). */
 let received = 0;
+/** A prewarm not finished yet: gone on with whenever nothing else waits (after each answer too). */
+let prewarming: (Extract<KnnRequest, { type: "prewarm" }> & { next: number }) | undefined;
+
+/** Whether the calling thread has posted a message this worker has not received yet. */
+const messageWaits = () => Atomics.load(state!, POSTED) !== received;
 
 /** Tells the calling thread the handle is closed (or was never opened): close() waits for it. */
 function settleClosed(): void {
@@ -47,6 +52,10 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
   }
   received++;
   if (request.type === "close") return settleClosed();
+  if (request.type === "prewarm") {
+    prewarming = { ...request, next: 0 };
+    return goOnPrewarming();
+  }
   let reply: KnnReply;
   try {
     if (!db) throw new Error("the KNN worker has no open database");
@@ -59,6 +68,29 @@ self.onmessage = (event: MessageEvent<KnnRequest>) => {
     reply = { type: "error", id: request.id, message: describeError(error) };
   }
   self.postMessage(reply, (reply.type === "hits" ? [reply.ids.buffer, reply.distances.buffer] : []) as ArrayBuffer[]);
-  // Answered: the chunks this scan read are kept now, until another message comes.
-  kept?.keepWaiting(() => Atomics.load(state!, POSTED) !== received);
+  // Answered: the chunks this scan read are kept now, and a prewarm goes on, until another message comes.
+  kept?.keepWaiting(messageWaits);
+  goOnPrewarming();
 };
+
+/**
+ * Keeps the prewarm's chunks until a message waits (it goes on after that message), they are all
+ * kept, or the room is full; then answers what is kept. A prewarm that kept every chunk sets
+ * KEEPS: the next scans find theirs kept.
+ */
+function goOnPrewarming(): void {
+  const job = prewarming;
+  if (!job || !db) return;
+  let reply: KnnReply;
+  try {
+    const progress = kept ? prewarmInt8Partitions(db, job.table, job.partitions, job.dims, kept, job.next, messageWaits) : { next: job.partitions.length, full: false };
+    job.next = progress.next;
+    if (!progress.full && progress.next < job.partitions.length) return;
+    if (kept && !progress.full) Atomics.store(state!, KEEPS, 1);
+    reply = { type: "prewarmed", id: job.id, chunks: kept?.chunks ?? 0, bytes: kept?.bytes ?? 0, full: progress.full };
+  } catch (error) {
+    reply = { type: "error", id: job.id, message: describeError(error) };
+  }
+  prewarming = undefined;
+  self.postMessage(reply);
+}

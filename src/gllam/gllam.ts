@@ -28,6 +28,7 @@ import type {
   SourceInput,
 } from "../memory/types.ts";
 import { recall, type RecallOptions, type RecallResult } from "../retrieval/recall.ts";
+import { prewarmRecall, type PrewarmReport } from "../retrieval/prewarm.ts";
 import { routeAndAssemble, type AssembledContext, type RouteOptions } from "../router/route.ts";
 import { createLlmIntentClassifier } from "../router/intent-llm.ts";
 import { askFromContext, type AskResult } from "../router/ask.ts";
@@ -837,6 +838,16 @@ export class Gllam {
   /** Hybrid episode search (BM25 + static and model vectors, fused by weighted RRF, neighbour-boosted). */
   async searchEpisodes(query: string, options?: SearchEpisodesOptions): Promise<EpisodeSearchResult> {
     return searchEpisodes(this.store, await this.#readTiers(), query, options);
+  }
+
+  /**
+   * Warms recall up for the scopes large enough to have cells (50K episodes or more): keeps their
+   * static cells in the KNN worker's memory while it is idle (up to knnCacheMiB; recalls meanwhile
+   * come first), then asks `recalls` (default 32) recalls of their latest turns. The first recalls
+   * after a start then run about as fast as later ones. `gllam serve` runs it at start.
+   */
+  async prewarm(options?: { recalls?: number }): Promise<PrewarmReport> {
+    return prewarmRecall(this.store, await this.#readTiers(), options);
   }
 
   async recall(query: string, options?: RecallOptions): Promise<RecallResult> {

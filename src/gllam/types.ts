@@ -13,6 +13,7 @@ export type { ImportReport } from "../maintenance/import.ts";
 export type { StoreStats } from "../engine/stats.ts";
 export type { SleepCycleReport } from "../maintenance/sleep-cycle.ts";
 export type { IngestReport } from "../episodic/ingest.ts";
+export type { PrewarmReport } from "../retrieval/prewarm.ts";
 export { FORMAT_NAMES } from "../episodic/formats/source.ts";
 export { describeError, ERROR_CODES, GllamError, isGllamError, type GllamErrorCode } from "../engine/errors.ts";
 export { parseJsonLines, readTextFile } from "../extraction/import-facts.ts";

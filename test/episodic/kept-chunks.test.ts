@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { seededRandom } from "../../src/bench/random.ts";
 import { openConnection } from "../../src/engine/connections.ts";
 import { resolveVecExtension } from "../../src/engine/vec-extension.ts";
-import { int8Distances, int8Norm, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
+import { int8Distances, int8Norm, prewarmInt8Partitions, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
 import { KeptChunks, mostlyKept } from "../../src/episodic/kept-chunks.ts";
 import { makeTempDir } from "../helpers.ts";
 
@@ -133,6 +133,54 @@ describe("chunks kept between scans", () => {
       expect([kept.bytes, kept.waitingBytes]).toEqual([8 * CHUNK, 0]);
       expect(rows.map(distancesOf)).toEqual(expected);
       expect([reads, kept.misses, kept.hits]).toEqual([8, 16, 8]);
+    } finally {
+      close();
+    }
+  });
+
+  test("a prewarm keeps the partitions' chunks before any scan, stops when told and goes on from there, and keeps a changed chunk again", () => {
+    // 4 cells of 3 full chunks each.
+    const { writer, reader, insert, close, random, kept } = filledPair(53, 96);
+    try {
+      const q = randomInt8(random);
+      // Cell 0's chunks read by a scan wait to be kept; then one of them changes (its episode 4 goes).
+      scanInt8Partitions(reader, "t", [CELLS[0]!], q, 5, undefined, kept);
+      writer.run("DELETE FROM t WHERE episode_id = 4");
+      let asked = 0;
+      // Told to stop before the sixth chunk: cell 0's three and two of cell 1's are kept, cell 1 is where it goes on.
+      expect(prewarmInt8Partitions(reader, "t", CELLS, DIMS, kept, 0, () => ++asked === 6)).toEqual({ next: 1, full: false });
+      expect(kept.chunks).toBe(5);
+      expect(prewarmInt8Partitions(reader, "t", CELLS, DIMS, kept, 1, () => false)).toEqual({ next: 4, full: false });
+      expect([kept.chunks, kept.bytes, kept.waitingBytes]).toEqual([12, 12 * CHUNK, 0]);
+      expect(scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept)).toEqual(scanInt8Partitions(reader, "t", CELLS, q, 10));
+      expect([kept.misses, kept.hits]).toEqual([3, 12]);
+      // A new vector in cell 2 starts a fourth chunk there: only it is kept anew.
+      insert(97, 2, randomInt8(random));
+      expect(prewarmInt8Partitions(reader, "t", CELLS, DIMS, kept, 0, () => false)).toEqual({ next: 4, full: false });
+      expect(kept.chunks).toBe(13);
+      expect(scanInt8Partitions(reader, "t", CELLS, q, 96, undefined, kept)).toEqual(scanInt8Partitions(reader, "t", CELLS, q, 96));
+      expect([kept.misses, kept.hits]).toEqual([3, 25]);
+    } finally {
+      close();
+    }
+  });
+
+  test("a prewarm stops where its room is full and lets no kept chunk go for the rest", () => {
+    const { reader, close, random } = filledPair(59, 96);
+    const kept = new KeptChunks(5 * CHUNK);
+    try {
+      const q = randomInt8(random);
+      // Cell 3's chunks, kept by a scan first.
+      scanInt8Partitions(reader, "t", [CELLS[3]!], q, 5, undefined, kept);
+      kept.keepWaiting(() => false);
+      expect(kept.chunks).toBe(3);
+      for (let round = 0; round < 2; round++) {
+        expect(prewarmInt8Partitions(reader, "t", CELLS, DIMS, kept, 0, () => false)).toEqual({ next: 0, full: true });
+        expect(kept.chunks).toBe(5);
+      }
+      // Cell 3's three are still kept, with two of cell 0's.
+      scanInt8Partitions(reader, "t", [CELLS[3]!], q, 5, undefined, kept);
+      expect([kept.misses, kept.hits]).toEqual([3, 3]);
     } finally {
       close();
     }

@@ -1,35 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { loadStaticEmbedder } from "../../src/embed/static/bundled-table.ts";
-import { createEmbedderFromSpec } from "../../src/embed/spec.ts";
 import { toInt8Vector } from "../../src/embed/static/static-embedder.ts";
 import { buildScopeCells, probedStaticCells } from "../../src/episodic/episode-cells.ts";
 import { mergeNearest, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
-import { knnBesideOf, shareStaticKnn, startKnnBeside, type KnnBeside } from "../../src/episodic/knn-beside.ts";
+import { knnBesideOf, prewarmStaticCells, shareStaticKnn, startKnnBeside, type KnnBeside } from "../../src/episodic/knn-beside.ts";
 import { knnStaticEpisodes } from "../../src/episodic/static-vectors.ts";
 import { Gllam } from "../../src/gllam/gllam.ts";
+import { fileWithCells, hash, staticEmbedder, turns } from "../fixtures/cells-file.ts";
 import { makeTempDir, REPO_ROOT } from "../helpers.ts";
 import { call, startServe } from "../server/http/serve-process.ts";
 
-const hash = await createEmbedderFromSpec({ kind: "module", path: join(import.meta.dir, "../fixtures/hash-embedder.ts") });
-const staticEmbedder = loadStaticEmbedder();
-const TOPICS = ["weather rain umbrella", "money bank loan", "ferry tangier noon", "guitar concert band", "garden tomatoes soil", "hiking lake trail"];
-const turns = (n: number, from = 0) =>
-  Array.from({ length: n }, (_, j) => ({ sessionId: `s${(from + j) % 7}`, seq: from + j, speaker: "Ann", content: `turn ${from + j}: ${TOPICS[(from + j) % TOPICS.length]} ${from + j}` }));
 const QUERIES = ["a loan from the bank", "turn 620: rain", "guitar concert 633", "tomatoes in the garden soil", "noon ferry to tangier"];
 
-/** A file whose default scope has static cells (built at once, as a scope past the threshold gets them), and a scope without. */
-async function fileWithCells(): Promise<string> {
-  const path = join(makeTempDir(), "cells.db");
-  const gllam = await Gllam.open(path, { embedder: hash, staticEmbedder });
-  gllam.addEpisodes(turns(600));
-  gllam.store.transaction(() => buildScopeCells(gllam.db(), "static", "default", staticEmbedder.dims));
-  gllam.addEpisodes(turns(40, 600));
-  gllam.addEpisodes(turns(30).map((turn) => ({ ...turn, scope: "small" })));
-  gllam.close();
-  return path;
-}
 const path = await fileWithCells();
 const vectorOf = (text: string) => staticEmbedder.embedSync([text])[0]!;
 /** A shared counter starting at `from` (the cells before it taken by someone else). */
@@ -156,6 +139,58 @@ describe("the static KNN on a worker beside the calling thread", () => {
     }
   });
 
+  test("a prewarm keeps every static cell of the scopes with cells while the worker is idle: the scans after it find them kept; a scan posted meanwhile comes first; a full room stops it", async () => {
+    const copy = await fileWithCells();
+    const open = (knnCacheMiB?: number) => Gllam.open(copy, { readOnly: true, embedder: hash, staticEmbedder, knnCacheMiB });
+    const gllam = await open();
+    const small = await open(1);
+    const none = await open(0);
+    try {
+      // Every chunk of the default scope's cells (the small scope has none).
+      const chunks = gllam.dbRO().query<{ n: number }, []>("SELECT count(*) AS n FROM episode_static_cells_chunks WHERE partition00 = 'default'").get()!.n;
+      expect(chunks).toBeGreaterThan(12);
+      const beside = knnBesideOf(gllam.store)!;
+      expect(await beside.ready).toBe(true);
+      // A scan posted right after the prewarm is answered while the prewarm has more to keep; the prewarm goes on after it.
+      const answered: string[] = [];
+      const prewarm = prewarmStaticCells(gllam.store).then((report) => (answered.push("prewarm"), report));
+      await Bun.sleep(0);
+      const first = await scanOnWorker(gllam, beside, QUERIES[1]!, 50)!.then((hits) => (answered.push("scan"), hits));
+      expect(first).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf(QUERIES[1]!), 50, "default"));
+      const report = (await prewarm)!;
+      expect(answered).toEqual(["scan", "prewarm"]);
+      expect(report).toMatchObject({ scopes: ["default"], chunks, full: false });
+      expect(report.bytes).toBeGreaterThanOrEqual(chunks * 512 * staticEmbedder.dims);
+      expect(beside.keepsChunks).toBe(true);
+      for (const text of QUERIES) {
+        expect(await scanOnWorker(gllam, beside, text, 50)).toEqual(knnStaticEpisodes(gllam.dbRO(), vectorOf(text), 50, "default"));
+        expect(beside.keepsChunks).toBe(true);
+      }
+      // Asked again: nothing left to keep.
+      expect(await prewarmStaticCells(gllam.store)).toMatchObject({ chunks, bytes: report.bytes, full: false });
+      // 1 MiB holds a few chunks of 512 int8[256] vectors (128 KiB each, with their norms).
+      const full = (await prewarmStaticCells(small.store))!;
+      expect(full).toMatchObject({ scopes: ["default"], full: true });
+      expect(full.chunks).toBe(Math.floor(2 ** 20 / (512 * (staticEmbedder.dims + 8))));
+      expect(await prewarmStaticCells(none.store)).toEqual({ scopes: [], chunks: 0, bytes: 0, full: false, seconds: 0 });
+      expect(knnBesideOf(gllam.store)!.failed).toBe(0);
+    } finally {
+      for (const engine of [none, small, gllam]) engine.close();
+    }
+    // In memory there is nothing to keep ahead; a worker that cannot open its file keeps nothing.
+    const memory = await Gllam.open(":memory:", { embedder: hash, staticEmbedder });
+    try {
+      memory.addEpisodes(turns(200));
+      memory.store.transaction(() => buildScopeCells(memory.db(), "static", "default", staticEmbedder.dims));
+      expect(await prewarmStaticCells(memory.store)).toEqual({ scopes: [], chunks: 0, bytes: 0, full: false, seconds: 0 });
+    } finally {
+      memory.close();
+    }
+    const missing = startKnnBeside(join(makeTempDir(), "missing.db"), 2 ** 20)!;
+    expect(await missing.prewarm("episode_static_cells", 256, [["default", 0]])).toBeUndefined();
+    missing.close();
+  });
+
   test("a worker that cannot open the file is never asked; a job that fails resolves undefined (the caller's own KNN answers)", async () => {
     const query = toInt8Vector(vectorOf("rain"));
     const missing = startKnnBeside(join(makeTempDir(), "missing.db"))!;
@@ -205,9 +240,14 @@ describe("the static KNN on a worker beside the calling thread", () => {
     expect(proc.stdout.toString().trim().split("\n")).toEqual(["clean", "0 true"]);
   });
 
-  test("the compiled binary's server runs the worker (a third handle on the file) and answers as the calling thread alone; it closes on shutdown", async () => {
+  test("the compiled binary's server runs the worker (a third handle on the file), keeps the cells ahead, and answers as the calling thread alone; it closes on shutdown", async () => {
     const served = await startServe(["--db", path, "--workers", "0"]);
     try {
+      const reader = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
+      const chunks = reader.dbRO().query<{ n: number }, []>("SELECT count(*) AS n FROM episode_static_cells_chunks WHERE partition00 = 'default'").get()!.n;
+      reader.close();
+      for (let i = 0; i < 300 && !/kept \d+ MB/.test(served.stderr()); i++) await Bun.sleep(50);
+      expect(served.stderr()).toMatch(new RegExp(`gllam: kept \\d+ MB of vector cells \\(${chunks} chunks, 1 scope\\) and asked 32 warm-up recalls in [\\d.]+ s\n`));
       const gllam = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
       const expected = (await gllam.searchEpisodes(QUERIES[0]!, { k: 10 })).hits.map((hit) => hit.episodeId);
       gllam.close();
@@ -233,5 +273,14 @@ describe("the static KNN on a worker beside the calling thread", () => {
       expect(await served.stop()).toBe(0);
     }
     for (const suffix of ["-wal", "-shm"]) expect(existsSync(path + suffix)).toBe(false);
+    // --no-prewarm: the cells are kept only as recalls read them.
+    const plain = await startServe(["--db", path, "--workers", "0", "--no-prewarm"]);
+    try {
+      expect((await call(plain, "POST", "/v1/recall", { query: QUERIES[0] })).status).toBe(200);
+      await Bun.sleep(500);
+      expect(plain.stderr()).not.toContain("vector cells");
+    } finally {
+      expect(await plain.stop()).toBe(0);
+    }
   });
 });

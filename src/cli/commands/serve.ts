@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { openGllam } from "../../gllam/open.ts";
-import { GllamError } from "../../gllam/types.ts";
+import { describeError, GllamError, type PrewarmReport } from "../../gllam/types.ts";
 import { backgroundWorkersArg, globalArgs, integerFlag, settingsOf } from "../context.ts";
 
 const DEFAULT_PORT = 7411;
@@ -23,6 +23,16 @@ const untilStopped = () =>
     process.once("SIGTERM", resolve);
   });
 
+/** The warm-up's line in the server's log (none when no scope is large enough to have cells). */
+function reportPrewarm({ cells, recalls, seconds }: PrewarmReport): void {
+  if (!cells) process.stderr.write("gllam: the vector cells could not be kept ahead (recalls keep them as they read them)\n");
+  if (!cells?.scopes.length && recalls === 0) return;
+  const scopes = cells && `${cells.scopes.length} scope${cells.scopes.length === 1 ? "" : "s"}`;
+  const kept = cells?.scopes.length ? `kept ${(cells.bytes / 2 ** 20).toFixed(0)} MB of vector cells (${cells.chunks} chunks, ${scopes}) and ` : "";
+  const full = cells?.full ? "; the cache is full ($GLLAM_KNN_CACHE_MB)" : "";
+  process.stderr.write(`gllam: ${kept}asked ${recalls} warm-up recalls in ${seconds.toFixed(1)} s${full}\n`);
+}
+
 export const serveCommand = defineCommand({
   meta: { name: "serve", description: "Serve memory over HTTP (JSON API, GET /openapi.json): 127.0.0.1 by default; another host needs --token" },
   args: {
@@ -31,6 +41,12 @@ export const serveCommand = defineCommand({
     token: { type: "string", description: "Bearer token every route but /health requires (default: $GLLAM_TOKEN)", valueHint: "token" },
     "max-body": { type: "string", description: "Largest request body (default 10MB)", valueHint: "size" },
     workers: backgroundWorkersArg,
+    prewarm: {
+      type: "boolean",
+      default: true,
+      description: "Keep the large scopes' vector cells in memory from the start (up to $GLLAM_KNN_CACHE_MB), while no request waits",
+      negativeDescription: "Keep them only as recalls read them",
+    },
     ...globalArgs,
   },
   run: async ({ args }) => {
@@ -50,6 +66,7 @@ export const serveCommand = defineCommand({
       gllam.startWALCheckpointManager(1000);
       const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
+      if (args.prewarm) void gllam.prewarm().then(reportPrewarm, (error) => process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`));
       await untilStopped();
       await server.stop(true);
     } finally {
