@@ -45,7 +45,7 @@ export type KnnReply =
   | { type: "error"; id: number; message: string };
 
 /** What a prewarm left kept: the worker's chunks and their bytes, and whether its room filled before every chunk was kept. */
-export type PrewarmReport = { chunks: number; bytes: number; full: boolean };
+export type KeptChunksReport = { chunks: number; bytes: number; full: boolean };
 
 /**
  * The worker's read handle, in shared memory: the calling thread sees it ready without waiting for
@@ -83,7 +83,7 @@ export type KnnBeside = {
    * to what is then kept, or undefined when the worker cannot (not ready, failed or closed). One at a
    * time: a second call while one runs gets the first one's answer.
    */
-  prewarm(table: string, dims: number, partitions: [string, number][]): Promise<PrewarmReport | undefined>;
+  prewarm(table: string, dims: number, partitions: [string, number][]): Promise<KeptChunksReport | undefined>;
   /** Whether the worker's last scan found most of its chunks kept (KEEPS), or its prewarm kept every chunk asked. */
   readonly keepsChunks: boolean;
   /** Resolves once the worker has opened the file (true) or cannot (false). */
@@ -162,7 +162,7 @@ export function startKnnBeside(path: string, keepBytes = 0): KnnBeside | undefin
     post(request(id));
     return reply;
   };
-  let prewarming: Promise<PrewarmReport | undefined> | undefined;
+  let prewarming: Promise<KeptChunksReport | undefined> | undefined;
   worker.ref();
   resolveVecExtension().then(
     (vecPath) => worker.postMessage({ type: "open", path, vecPath, state: state.buffer as SharedArrayBuffer, keepBytes } satisfies KnnRequest),
@@ -269,7 +269,7 @@ export function shareStaticKnn(store: Store, vector: Float32Array, k: number, sc
 }
 
 /** What prewarmStaticCells kept: the scopes whose cells it asked for, the worker's report, and how long it took. */
-export type StaticCellsPrewarm = PrewarmReport & { scopes: string[]; seconds: number };
+export type StaticCellsPrewarm = KeptChunksReport & { scopes: string[]; seconds: number };
 
 /**
  * Keeps the static cells of every scope that has them (scope by scope, in the order of their names)

@@ -3,7 +3,8 @@
  * load), which it opens with a read handle of its own; each later one a static query's probed
  * cells, scanned by scanInt8Partitions over that handle (the code the calling thread runs, so the
  * same distances) for as long as the shared counter hands it cells, and answered as its k nearest
- * packed into two transferred arrays.
+ * packed into two transferred arrays; or a prewarm (every cell of the large scopes), kept one chunk
+ * at a time whenever no other message waits, and answered once done.
  */
 import type { Database } from "bun:sqlite";
 import { openSideReader } from "../engine/connections.ts";

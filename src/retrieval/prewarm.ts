@@ -29,13 +29,30 @@ export async function prewarmRecall(store: Store, tiers: EmbeddingTiers, options
   const recalls = options.recalls ?? WARMUP_RECALLS;
   if (!Number.isInteger(recalls) || recalls < 0 || recalls > 1000) throw new GllamError("E_BAD_INPUT", `recalls must be an integer in 0..1000, got ${recalls}`);
   const started = performance.now();
-  const cells = await prewarmStaticCells(store);
-  const db = store.dbRO();
-  const scopes = scopesWithStaticCells(db);
-  const each = Math.ceil(recalls / Math.max(1, scopes.length));
-  const asks = takeInTurn(scopes.map((scope) => recentEpisodeTexts(db, scope, each, SPREAD, QUERY_CHARS).map((text) => ({ scope, text }))), recalls);
-  for (const { scope, text } of asks) await recall(store, tiers, text, { scope });
-  return { cells, recalls: asks.length, seconds: (performance.now() - started) / 1000 };
+  // A store closed meanwhile (a server stopping) ends the warm-up quietly: what it did is reported.
+  let closed = false;
+  const forget = store.onClose(() => (closed = true));
+  let cells: StaticCellsPrewarm | undefined;
+  let asked = 0;
+  try {
+    cells = await prewarmStaticCells(store);
+    const scopes = closed ? [] : scopesWithStaticCells(store.dbRO());
+    const each = Math.ceil(recalls / Math.max(1, scopes.length));
+    const asks = takeInTurn(scopes.map((scope) => recentEpisodeTexts(store.dbRO(), scope, each, SPREAD, QUERY_CHARS).map((text) => ({ scope, text }))), recalls);
+    for (const { scope, text } of asks) {
+      if (closed) break;
+      try {
+        await recall(store, tiers, text, { scope });
+      } catch (error) {
+        if (closed) break;
+        throw error;
+      }
+      asked++;
+    }
+  } finally {
+    forget();
+  }
+  return { cells, recalls: asked, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Up to `count` items taken from the lists in turn (the first of each, then the second of each...): a small count still reaches every list. */

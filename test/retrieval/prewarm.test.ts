@@ -33,6 +33,18 @@ describe("prewarm", () => {
     }
   });
 
+  test("an engine closed while it warms up ends the warm-up quietly", async () => {
+    const path = await fileWithCells();
+    for (const wait of [5, 150]) {
+      const gllam = await open(path);
+      const warming = gllam.prewarm({ recalls: 1000 });
+      await Bun.sleep(wait);
+      gllam.close();
+      const report = await warming;
+      expect(report.recalls).toBeLessThan(40);
+    }
+  });
+
   test("every scope with cells gets its warm-up recalls, with the cache off too; a memory without cells has nothing to warm", async () => {
     const path = await fileWithCells();
     const writer = await open(path);

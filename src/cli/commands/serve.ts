@@ -66,8 +66,16 @@ export const serveCommand = defineCommand({
       gllam.startWALCheckpointManager(1000);
       const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
-      if (args.prewarm) void gllam.prewarm().then(reportPrewarm, (error) => process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`));
+      // A warm-up cut short by a stop says nothing.
+      let stopping = false;
+      if (args.prewarm) {
+        void gllam.prewarm().then(
+          (report) => stopping || reportPrewarm(report),
+          (error) => stopping || process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`),
+        );
+      }
       await untilStopped();
+      stopping = true;
       await server.stop(true);
     } finally {
       gllam.close();
