@@ -334,13 +334,17 @@ export function probedStaticCells(db: Database, vector: Float32Array, scope: str
   return { table: VECTOR_TIERS.static.episodeCells, partitions: nearestCells(centroids, unit(vector), probes).map((cell) => [scope, cell]) };
 }
 
-/** The scopes whose static vectors are in cells (SCOPE_THRESHOLD episodes or more), in the order of their names. */
+/**
+ * The scopes whose static vectors are in cells (SCOPE_THRESHOLD episodes or more), the one with the
+ * latest episode first (each scope's latest is one step down idx_episodes_recent), then by name.
+ */
 export function scopesWithStaticCells(db: Database): string[] {
-  return db.query<{ scope: string }, []>(`SELECT scope FROM ${VECTOR_TIERS.static.cellScopes} ORDER BY scope`).all().map((row) => row.scope);
+  const latest = "(SELECT max(coalesce(e.occurred_at, e.created_at)) FROM episodes e WHERE e.scope = s.scope)";
+  return db.query<{ scope: string }, []>(`SELECT s.scope FROM ${VECTOR_TIERS.static.cellScopes} s ORDER BY ${latest} DESC, s.scope`).all().map((row) => row.scope);
 }
 
 /**
- * Every static cell of every scope that has them (scope by scope, in the order of their names), as
+ * Every static cell of every scope that has them (scope by scope, the latest active first), as
  * scanInt8Partitions takes them, with the table holding them and its vectors' dimension: what a
  * prewarm keeps. Undefined when no scope has static cells, or the kernel cannot take their vectors.
  */

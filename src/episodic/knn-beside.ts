@@ -272,8 +272,8 @@ export function shareStaticKnn(store: Store, vector: Float32Array, k: number, sc
 export type StaticCellsPrewarm = KeptChunksReport & { scopes: string[]; seconds: number };
 
 /**
- * Keeps the static cells of every scope that has them (scope by scope, in the order of their names)
- * in the store's KNN worker, while it is idle, up to the store's knnCacheBytes: a restarted
+ * Keeps the static cells of every scope that has them (scope by scope, the one with the latest
+ * episode first: a cache too small for all holds the ones in use) in the store's KNN worker, while it is idle, up to the store's knnCacheBytes: a restarted
  * server's first recalls then scan kept chunks instead of reading them out of SQLite and keeping
  * them (~0.4 ms a chunk, ~2,000 chunks and ~264 MB at 1M episodes). Nothing to keep (no scope has
  * cells, no room to keep any, or a database in memory): an empty report. Undefined when the worker

@@ -48,8 +48,16 @@ describe("prewarm", () => {
   test("every scope with cells gets its warm-up recalls, with the cache off too; a memory without cells has nothing to warm", async () => {
     const path = await fileWithCells();
     const writer = await open(path);
+    // "small" has the latest turn: its cells come first.
+    writer.addEpisodes([{ scope: "small", sessionId: "late", seq: 0, content: "a turn about the lake trail", occurredAt: Date.now() + 86_400_000 }]);
     writer.store.transaction(() => buildScopeCells(writer.db(), "static", "small", staticEmbedder.dims));
     writer.close();
+    const on = await open(path);
+    try {
+      expect((await on.prewarm({ recalls: 0 })).cells!.scopes).toEqual(["small", "default"]);
+    } finally {
+      on.close();
+    }
     const off = await open(path, { knnCacheMiB: 0 });
     try {
       // "small" has 30 turns: the 1st and the 17th of its latest are asked, the rest go to "default".
