@@ -41,7 +41,7 @@ export type ServeBenchOptions = { sizes: number[]; embedders: BenchEmbedder[]; c
 
 type Server = { url: string; stop: () => Promise<number> };
 
-/** Starts `gllam serve` on the file and waits for the line that says where it listens. */
+/** Starts `gllam serve` on the file, waits for the line that says where it listens, then for its warm-up to end (GET /health). */
 async function startServer(path: string, embedder: BenchEmbedder): Promise<Server> {
   const proc = Bun.spawn([...selfCommand(), "serve", "--db", path, "--port", "0", "--embedder", embedder, "--workers", "0"], { stdout: "ignore", stderr: "pipe" });
   const reader = proc.stderr.getReader();
@@ -56,9 +56,19 @@ async function startServer(path: string, embedder: BenchEmbedder): Promise<Serve
       void (async () => {
         while (!(await reader.read()).done);
       })();
+      await untilWarm(found[1]!);
       return { url: found[1]!, stop: () => (proc.kill("SIGTERM"), proc.exited) };
     }
   }
+}
+
+/** Waits while the server says it warms up (its cells kept, its warm-up recalls asked: a minute at most). */
+async function untilWarm(url: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await Bun.sleep(100)) {
+    const health = (await (await fetch(`${url}/health`)).json()) as { warmingUp?: boolean };
+    if (!health.warmingUp) return;
+  }
+  throw new GllamError("E_BUSY", `gllam serve at ${url} still warms up after a minute`);
 }
 
 /** `clients` loops sharing `requests` recalls; each request's time as the client sees it. */

@@ -247,6 +247,7 @@ describe("the static KNN on a worker beside the calling thread", () => {
       const chunks = reader.dbRO().query<{ n: number }, []>("SELECT count(*) AS n FROM episode_static_cells_chunks WHERE partition00 = 'default'").get()!.n;
       reader.close();
       for (let i = 0; i < 300 && !/kept \d+ MB/.test(served.stderr()); i++) await Bun.sleep(50);
+      expect((await call(served, "GET", "/health")).json).toEqual({ status: "ok", warmingUp: false });
       expect(served.stderr()).toMatch(new RegExp(`gllam: kept \\d+ MB of vector cells \\(${chunks} chunks, 1 scope\\) and asked 32 warm-up recalls in [\\d.]+ s\n`));
       const gllam = await Gllam.open(path, { readOnly: true, embedder: hash, staticEmbedder });
       const expected = (await gllam.searchEpisodes(QUERIES[0]!, { k: 10 })).hits.map((hit) => hit.episodeId);

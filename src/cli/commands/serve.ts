@@ -64,15 +64,19 @@ export const serveCommand = defineCommand({
       await gllam.tiers.model?.embed(["gllam"]);
       if (workers > 0) gllam.startEmbeddingWorkerPool(workers);
       gllam.startWALCheckpointManager(1000);
-      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser });
+      let warmingUp = args.prewarm;
+      const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser, warmingUp: () => warmingUp });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
       // A warm-up cut short by a stop says nothing.
       let stopping = false;
       if (args.prewarm) {
-        void gllam.prewarm().then(
-          (report) => stopping || reportPrewarm(report),
-          (error) => stopping || process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`),
-        );
+        void gllam
+          .prewarm()
+          .then(
+            (report) => stopping || reportPrewarm(report),
+            (error) => stopping || process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`),
+          )
+          .finally(() => (warmingUp = false));
       }
       await untilStopped();
       stopping = true;

@@ -56,7 +56,14 @@ function operationObject(route: Route): Record<string, unknown> {
 export function buildOpenApiDocument(routes: readonly Route[], options: { secured: boolean }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
-  paths["/health"] = { get: { operationId: "getHealth", summary: "Liveness (never needs the token)", security: [], responses: { "200": { description: '{"status": "ok"}' } } } };
+  paths["/health"] = {
+    get: {
+      operationId: "getHealth",
+      summary: "Liveness, and whether the server still warms recall up (never needs the token)",
+      security: [],
+      responses: { "200": { description: '{"status": "ok", "warmingUp": false}: warmingUp is true until the warm-up at start is done' } },
+    },
+  };
   return {
     openapi: "3.1.0",
     info: { title: "GLLAM HTTP API", version, description: "Local agentic memory: episodic, semantic and procedural memory in one SQLite file" },

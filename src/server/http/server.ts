@@ -26,6 +26,8 @@ export type HttpServerOptions = {
   maxBodyBytes: number;
   fallback?: Fallback;
   routes?: readonly Route[];
+  /** Whether the memory still warms up (Gllam.prewarm): GET /health says so, for a readiness check. */
+  warmingUp?: () => boolean;
 };
 
 /** Whether the path belongs to the API (behind the token, answered with JSON errors). */
@@ -49,7 +51,7 @@ export function createRequestHandler(gllam: Gllam, options: HttpServerOptions): 
     const path = url.pathname;
     if (path === "/health") {
       if (request.method !== "GET" && request.method !== "HEAD") throw new MethodNotAllowed(request.method, path, ["GET"]);
-      return jsonResponse({ status: "ok" });
+      return jsonResponse({ status: "ok", warmingUp: options.warmingUp?.() ?? false });
     }
     if (!isApiPath(path)) {
       const response = await options.fallback?.(request);
