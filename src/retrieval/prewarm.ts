@@ -15,7 +15,7 @@ import { prewarmStaticCells, type StaticCellsPrewarm } from "../episodic/knn-bes
 import { recentEpisodeTexts } from "../episodic/lookup.ts";
 import { recall } from "./recall.ts";
 
-/** Warm-up recalls by default: at 1M, 30 brought the first pass of the dev questions from ~9 ms p50 to ~6-7 (README, "A server keeps the cells ahead"). */
+/** Warm-up recalls by default: at 1M, 30 brought the first pass of the dev questions from ~9 ms p50 to ~6-7 (README, "A server warms recall up"). */
 export const WARMUP_RECALLS = 32;
 /** A warm-up asks one in every SPREAD of a scope's latest turns (not one conversation's run of turns), cut to a question's length. */
 const SPREAD = 16;
