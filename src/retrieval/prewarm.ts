@@ -21,15 +21,18 @@ export const WARMUP_RECALLS = 32;
 const SPREAD = 16;
 const QUERY_CHARS = 80;
 
-/** What a prewarm did: the cells kept (undefined when the KNN worker could not keep them), the warm-up recalls asked, the seconds it took. */
-export type PrewarmReport = { cells: StaticCellsPrewarm | undefined; recalls: number; seconds: number };
+/**
+ * What a prewarm did: the cells kept (undefined when the KNN worker could not keep them), the
+ * warm-up recalls asked, the seconds it took, and whether the engine was closed before it was done.
+ */
+export type PrewarmReport = { cells: StaticCellsPrewarm | undefined; recalls: number; seconds: number; stopped: boolean };
 
 /** Keeps the cells, then asks `recalls` warm-up recalls (0: none) spread over the scopes that have cells; nothing to do for a memory without them. */
 export async function prewarmRecall(store: Store, tiers: EmbeddingTiers, options: { recalls?: number } = {}): Promise<PrewarmReport> {
   const recalls = options.recalls ?? WARMUP_RECALLS;
   if (!Number.isInteger(recalls) || recalls < 0 || recalls > 1000) throw new GllamError("E_BAD_INPUT", `recalls must be an integer in 0..1000, got ${recalls}`);
   const started = performance.now();
-  // A store closed meanwhile (a server stopping) ends the warm-up quietly: what it did is reported.
+  // A store closed meanwhile (a server stopping) ends the warm-up quietly: what it did is reported, as stopped.
   let closed = false;
   const forget = store.onClose(() => (closed = true));
   let cells: StaticCellsPrewarm | undefined;
@@ -52,7 +55,7 @@ export async function prewarmRecall(store: Store, tiers: EmbeddingTiers, options
   } finally {
     forget();
   }
-  return { cells, recalls: asked, seconds: (performance.now() - started) / 1000 };
+  return { cells, recalls: asked, seconds: (performance.now() - started) / 1000, stopped: closed };
 }
 
 /** Up to `count` items taken from the lists in turn (the first of each, then the second of each...): a small count still reaches every list. */

@@ -21,6 +21,7 @@ describe("prewarm", () => {
       expect(report.cells).toMatchObject({ scopes: ["default"], chunks, full: false });
       expect(report.recalls).toBe(WARMUP_RECALLS);
       expect(report.seconds).toBeGreaterThanOrEqual(report.cells!.seconds);
+      expect(report.stopped).toBe(false);
       expect(dataVersion(observer)).toBe(before);
       // As many as asked, up to the turns there are to ask (640 turns, one in 16 of the latest).
       expect((await gllam.prewarm({ recalls: 3 })).recalls).toBe(3);
@@ -42,6 +43,7 @@ describe("prewarm", () => {
       gllam.close();
       const report = await warming;
       expect(report.recalls).toBeLessThan(40);
+      expect(report.stopped).toBe(true);
     }
   });
 
@@ -60,7 +62,7 @@ describe("prewarm", () => {
     }
     const off = await open(path, { knnCacheMiB: 0 });
     try {
-      // "small" has 30 turns: the 1st and the 17th of its latest are asked, the rest go to "default".
+      // "small" has 31 turns: the 1st and the 17th of its latest are asked, the rest go to "default".
       expect(await off.prewarm({ recalls: 5 })).toMatchObject({ cells: { scopes: [], chunks: 0 }, recalls: 5 });
       expect((await off.prewarm({ recalls: 50 })).recalls).toBe(27);
     } finally {

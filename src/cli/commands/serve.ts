@@ -23,8 +23,9 @@ const untilStopped = () =>
     process.once("SIGTERM", resolve);
   });
 
-/** The warm-up's line in the server's log (none when no scope is large enough to have cells). */
-function reportPrewarm({ cells, recalls, seconds }: PrewarmReport): void {
+/** The warm-up's line in the server's log (none when no scope is large enough to have cells, or a stop cut it short). */
+function reportPrewarm({ cells, recalls, seconds, stopped }: PrewarmReport): void {
+  if (stopped) return;
   if (!cells) process.stderr.write("gllam: the vector cells could not be kept ahead (recalls keep them as they read them)\n");
   if (!cells?.scopes.length && recalls === 0) return;
   const scopes = cells && `${cells.scopes.length} scope${cells.scopes.length === 1 ? "" : "s"}`;
@@ -67,19 +68,13 @@ export const serveCommand = defineCommand({
       let warmingUp = args.prewarm;
       const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser, warmingUp: () => warmingUp });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
-      // A warm-up cut short by a stop says nothing.
-      let stopping = false;
       if (args.prewarm) {
         void gllam
           .prewarm()
-          .then(
-            (report) => stopping || reportPrewarm(report),
-            (error) => stopping || process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`),
-          )
+          .then(reportPrewarm, (error) => process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`))
           .finally(() => (warmingUp = false));
       }
       await untilStopped();
-      stopping = true;
       await server.stop(true);
     } finally {
       gllam.close();
