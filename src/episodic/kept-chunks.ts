@@ -122,8 +122,8 @@ export class KeptChunks {
    * now), and then left to wait for keepWaiting.
    */
   distances(chunk: ChunkState, query: Int8Array, queryNorm: number, read: () => Uint8Array): Float32Array {
-    const kept = this.#kept.get(chunk.chunkId);
-    if (kept && isAsRead(kept, chunk)) {
+    const kept = this.#keptAsRead(chunk);
+    if (kept) {
       // Used last: the least recently used come first.
       this.#kept.delete(chunk.chunkId);
       this.#kept.set(chunk.chunkId, kept);
@@ -134,7 +134,6 @@ export class KeptChunks {
       this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, align(dims, 16));
       return new Float32Array(this.#kernel!.memory.buffer, align(dims, 16), count);
     }
-    if (kept) this.#free.push(this.#release(chunk.chunkId, kept));
     this.misses++;
     const waiting = this.#waiting.get(chunk.chunkId);
     if (waiting && isAsRead(waiting, chunk)) return int8Distances(query, waiting.vectors, waiting.vectors.length / this.#dims);
@@ -162,9 +161,7 @@ export class KeptChunks {
    * holds: false when there is none left (nothing is let go for it).
    */
   prewarm(chunk: ChunkState, read: () => Uint8Array): boolean {
-    const kept = this.#kept.get(chunk.chunkId);
-    if (kept && isAsRead(kept, chunk)) return true;
-    if (kept) this.#free.push(this.#release(chunk.chunkId, kept));
+    if (this.#keptAsRead(chunk)) return true;
     const waiting = this.#waiting.get(chunk.chunkId);
     if (waiting) this.#unwait(chunk.chunkId, waiting);
     const vectors = waiting && isAsRead(waiting, chunk) ? waiting.vectors : read();
@@ -197,6 +194,14 @@ export class KeptChunks {
     new Uint8Array(this.#kernel!.memory.buffer).set(vectors, offset);
     this.#kernel!.norms(offset, vectors.length / this.#dims, this.#dims, offset + vectors.length);
     this.#kept.set(chunkId, { offset, validity, rowids });
+  }
+
+  /** The chunk's slot when it is kept as it is now; a slot that holds it as it was is freed. */
+  #keptAsRead(chunk: ChunkState): Kept | undefined {
+    const kept = this.#kept.get(chunk.chunkId);
+    if (kept && isAsRead(kept, chunk)) return kept;
+    if (kept) this.#free.push(this.#release(chunk.chunkId, kept));
+    return undefined;
   }
 
   #release(chunkId: number, kept: Kept): number {
