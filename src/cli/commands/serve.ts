@@ -65,6 +65,8 @@ export const serveCommand = defineCommand({
       await gllam.tiers.model?.embed(["gllam"]);
       if (workers > 0) gllam.startEmbeddingWorkerPool(workers);
       gllam.startWALCheckpointManager(1000);
+      // Listening for the stop before saying where it serves: a client may stop it at once.
+      const stopped = untilStopped();
       let warmingUp = args.prewarm;
       const server = startHttpServer(gllam, { host, port, token, maxBodyBytes, fallback: serveBrowser, warmingUp: () => warmingUp });
       process.stderr.write(`gllam: serving ${gllam.path} on ${server.url.href.replace(/\/$/, "")}${token ? " (bearer token required)" : ""}\n`);
@@ -74,7 +76,7 @@ export const serveCommand = defineCommand({
           .then(reportPrewarm, (error) => process.stderr.write(`gllam: the warm-up failed: ${describeError(error)}\n`))
           .finally(() => (warmingUp = false));
       }
-      await untilStopped();
+      await stopped;
       await server.stop(true);
     } finally {
       gllam.close();
