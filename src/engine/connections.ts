@@ -153,10 +153,16 @@ export function openReader(path: string, file: FileState, vecPath: string): Data
  * A read handle of a worker beside a Store open on the same file (the static KNN's:
  * episodic/knn-beside.ts), opened by the same rules, without the map: pages mapped here would
  * count a second time in the process's resident memory, and the KNN read no faster with it (at 1M,
- * 12.9-15.7 ms against 12.3-13.7 without; with an 8 MiB cache instead of 64, 14.8-16.4).
+ * 12.9-15.7 ms against 12.3-13.7 without). Its cache is small: the worker keeps each chunk it has
+ * read (kept-chunks.ts), so cached copies of the chunks' pages would only hold memory twice. At 1M
+ * a query process peaked 22-29 MB lower with 4 MiB than with the readers' 64 (four alternated
+ * pairs), recall as fast and the same hits (README "Memory at a million").
  */
+const SIDE_READER_CACHE_KIB = 4096;
 export function openSideReader(path: string, vecPath: string): Database {
-  return unmapped(openReader(path, inspectFile(path, { mustExist: true }), vecPath));
+  const reader = unmapped(openReader(path, inspectFile(path, { mustExist: true }), vecPath));
+  reader.run(`PRAGMA cache_size = -${SIDE_READER_CACHE_KIB}`);
+  return reader;
 }
 
 /**

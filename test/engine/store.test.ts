@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GllamErrorCode } from "../../src/engine/errors.ts";
-import { checkSchemaVersion, PAGE_SIZE } from "../../src/engine/connections.ts";
+import { checkSchemaVersion, openSideReader, PAGE_SIZE } from "../../src/engine/connections.ts";
+import { resolveVecExtension } from "../../src/engine/vec-extension.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, DEFAULT_KNN_CACHE_MIB, Store, type StoreOptions } from "../../src/engine/store.ts";
 import { readEnv } from "../../src/config/env.ts";
 import { initSchema } from "../../src/engine/schema.ts";
@@ -108,6 +109,18 @@ describe("Store connections", () => {
     const reading = await Store.open(path, { readOnly: true });
     expect(pragma(reading.dbRO(), "mmap_size")).toBe(256 * 1024 * 1024);
     reading.close();
+  });
+
+  test("the KNN worker's side reader: no map, and a page cache of 4 MiB where the readers have 64 (it keeps the chunks it reads)", async () => {
+    const path = freshPath();
+    const store = await openInitialised(path);
+    const side = openSideReader(path, await resolveVecExtension());
+    expect(pragma(side, "mmap_size")).toBe(0);
+    expect(pragma(side, "cache_size")).toBe(-4096);
+    expect(pragma(side, "query_only")).toBe(1);
+    expect(pragma(store.dbRO(), "cache_size")).toBe(-65536);
+    side.close();
+    store.close();
   });
 
   test("the KNN worker's cache: 512 MiB unless told (0 keeps none); $GLLAM_KNN_CACHE_MB is checked where it is read", async () => {
