@@ -212,6 +212,19 @@ CREATE TRIGGER IF NOT EXISTS episodes_fts_update AFTER UPDATE OF content, speake
     coalesce((SELECT p.content FROM episodes p WHERE p.scope = new.scope AND p.session_id = new.session_id AND p.seq = new.seq - 1), ''));
 END;
 
+-- A token replaced whenever episodes are deleted (forget deletes their vectors with them): the KNN
+-- worker keeps the cells' chunk rows across other writes, which only append (and an append lands
+-- in a partition's last chunk), and reads them all again when it moves (src/episodic/kept-chunks.ts).
+-- Random, not a counter, for the reason cell_centroid_tokens gives below. In the file, so that any
+-- version's forget moves it.
+CREATE TABLE IF NOT EXISTS removal_tokens (
+  name  TEXT PRIMARY KEY CHECK (name IN ('episodes')),
+  token INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS episodes_removal_token AFTER DELETE ON episodes BEGIN
+  INSERT OR REPLACE INTO removal_tokens (name, token) VALUES ('episodes', random());
+END;
+
 -- Episodes waiting for a vector: filled by the insert trigger, drained by the embedding worker pool
 -- (processUnembeddedBatch), so finding work never scans the episodes table.
 CREATE TABLE IF NOT EXISTS episode_vector_queue (

@@ -20,7 +20,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { INT8_KERNEL } from "./int8-kernel.ts";
-import type { ChunkState, KeptChunks } from "./kept-chunks.ts";
+import type { ChunkState, KeptChunks, PartitionRows } from "./kept-chunks.ts";
 import type { EpisodeHit } from "./vectors.ts";
 
 export type Kernel = {
@@ -199,7 +199,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   const nearest = new NearestK(k);
   if (partitions.length === 0) return [];
   // With chunks kept, a chunk's vectors are read only when it is not kept as it is now.
-  const { chunks, vectorsOf } = chunkStatements(db, table, partitions[0]!.length, !kept);
+  const { chunks, rowsOf, vectorsOf } = chunkStatements(db, table, partitions[0]!.length, !kept);
   const dims = query.length;
   kept?.begin(db, table, dims);
   const queryNorm = int8Norm(query);
@@ -210,7 +210,7 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
   let read = 0;
   for (let p = claim(); p < partitions.length; p = claim()) {
     const keys = partitions[p]!;
-    const rows: Iterable<ChunkRow> = kept ? kept.chunksOf(keys, () => chunks.all(...keys)) : chunks.iterate(...keys);
+    const rows: Iterable<ChunkRow> = kept ? kept.chunksOf(keys, rowsOf) : chunks.iterate(...keys);
     for (const chunk of rows) {
       // Read with the row, or only when the kept chunks do not hold it as it is now.
       let vectors = chunk.vectors;
@@ -233,15 +233,18 @@ export function scanInt8Partitions(db: Database, table: string, partitions: Part
 
 /**
  * The statements that read a vec0 table's chunks in a partition (their rows, with their vectors
- * when `withVectors`) and one chunk's vectors by its id.
+ * when `withVectors`), its last chunk's row (where vec0 puts the partition's next vector: it fills
+ * the chunk with the largest id, then makes a new one), and one chunk's vectors by its id.
  */
 function chunkStatements(db: Database, table: string, keys: number, withVectors: boolean) {
   const where = Array.from({ length: keys }, (_, i) => `c.partition0${i} = ?`).join(" AND ");
   const chunks = db.query<ChunkRow, PartitionKeys>(
     `SELECT c.chunk_id AS chunkId, c.validity, c.rowids${withVectors ? ", v.vectors" : ""} FROM "${table}_chunks" c ${withVectors ? `JOIN "${table}_vector_chunks00" v ON v._rowid_ = c.chunk_id` : ""} WHERE ${where}`,
   );
+  const lastChunk = db.query<ChunkState, PartitionKeys>(`SELECT c.chunk_id AS chunkId, c.validity, c.rowids FROM "${table}_chunks" c WHERE ${where} ORDER BY c.chunk_id DESC LIMIT 1`);
+  const rowsOf: PartitionRows = { all: (keys) => chunks.all(...(keys as PartitionKeys)), last: (keys) => lastChunk.get(...(keys as PartitionKeys)) ?? undefined };
   const readVectors = db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM "${table}_vector_chunks00" WHERE _rowid_ = ?`);
-  return { chunks, vectorsOf: (chunkId: number) => readVectors.get(chunkId)?.vectors ?? new Uint8Array(0) };
+  return { chunks, rowsOf, vectorsOf: (chunkId: number) => readVectors.get(chunkId)?.vectors ?? new Uint8Array(0) };
 }
 
 /** Where a prewarm stopped: the partition to go on from (all of them: done), and whether the kept chunks' room is full. */
@@ -255,11 +258,11 @@ export type PrewarmProgress = { next: number; full: boolean };
  */
 export function prewarmInt8Partitions(db: Database, table: string, partitions: PartitionKeys[], dims: number, kept: KeptChunks, from: number, stop: () => boolean): PrewarmProgress {
   if (from >= partitions.length) return { next: from, full: false };
-  const { chunks, vectorsOf } = chunkStatements(db, table, partitions[0]!.length, false);
+  const { rowsOf, vectorsOf } = chunkStatements(db, table, partitions[0]!.length, false);
   kept.begin(db, table, dims);
   for (let p = from; p < partitions.length; p++) {
     const keys = partitions[p]!;
-    for (const chunk of kept.chunksOf(keys, () => chunks.all(...keys))) {
+    for (const chunk of kept.chunksOf(keys, rowsOf)) {
       if (stop()) return { next: p, full: false };
       if (!kept.prewarm(chunk, () => vectorsOf(chunk.chunkId))) return { next: p, full: true };
     }

@@ -6,11 +6,17 @@
  * kernel's work (normedDistances).
  *
  * A kept chunk is used only while its row's validity bitmap and rowids are byte for byte what they
- * were when it was read. The rows are read again after any write to the file (fileChanges), ~4 KB
- * a chunk, and kept while nothing is written. That is enough for the static cells it serves: vec0
- * writes a vector into a free slot and sets its bit and rowid with it, episode ids are never
- * reused, a static vector is never replaced (episode-cells.ts: CODECS.static.replaces), and
- * replacing the tier drops the table, which moves the schema version (every chunk is let go).
+ * are now. That is enough for the static cells it serves: vec0 writes a vector into a free slot and
+ * sets its bit and rowid with it, episode ids are never reused, a static vector is never replaced
+ * (episode-cells.ts: CODECS.static.replaces), and replacing the tier drops the table, which moves
+ * the schema version (every chunk is let go). The rows (~4 KB a chunk) are held between scans.
+ * After a write, a partition's rows are read again only when its last chunk's row has changed:
+ * vec0 puts a new vector in the partition's last chunk (or a new one after it), never in a slot a
+ * deletion freed before it. A deletion can change any chunk: forget deletes the episodes with their
+ * vectors, which moves the file's removal token (episodeRemovals), and then every row is read
+ * again, as after any write in a file without the token. Reading every probed partition's rows
+ * again after each write was ~6 ms of a static search at 1M episodes (an agent writes a turn
+ * before each recall: README, "Recall in an agent's loop").
  *
  * Bounded by `maxBytes` (least recently used out; StoreOptions.knnCacheMiB). The bytes are the
  * process's own memory: ~220 MB for the probed cells of the 1M-episode bench file.
@@ -22,7 +28,7 @@
  * a million"). So no recall waits for it.
  */
 import type { Database } from "bun:sqlite";
-import { fileChanges, schemaVersion } from "../engine/file-state.ts";
+import { episodeRemovals, fileChanges, schemaVersion } from "../engine/file-state.ts";
 import { int8Distances, int8Kernel, type Kernel } from "./int8-scan.ts";
 import { sameBytes } from "./same-bytes.ts";
 
@@ -32,6 +38,12 @@ export const mostlyKept = (hits: number, misses: number): boolean => hits > 0 &&
 /** A chunk as its row gives it: which slots hold a vector, and their episode ids (int64). */
 export type ChunkState = { chunkId: number; validity: Uint8Array; rowids: Uint8Array };
 
+/** Reads a partition's chunk rows (by its keys): all of them, or the last one (the largest chunk id) alone. */
+export type PartitionRows = { all(partition: (string | number)[]): ChunkState[]; last(partition: (string | number)[]): ChunkState | undefined };
+
+/** A partition's rows as last read, its last chunk's row, and the file's state (fileChanges) they were last found current at. */
+type HeldRows = { rows: ChunkState[]; last: ChunkState | undefined; current: string };
+
 type Kept = { offset: number; validity: Uint8Array; rowids: Uint8Array };
 type Waiting = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array };
 
@@ -39,6 +51,8 @@ type Waiting = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array }
 const WAITING_BYTES = 16 << 20;
 
 const align = (n: number, to: number): number => Math.ceil(n / to) * to;
+
+const rowBytes = (rows: ChunkState[]): number => rows.reduce((sum, row) => sum + row.validity.length + row.rowids.length, 0);
 
 /** Whether a kept or waiting chunk is its row as it is now (which slots hold a vector, and whose). */
 const isAsRead = (held: { validity: Uint8Array; rowids: Uint8Array }, chunk: ChunkState): boolean => sameBytes(held.validity, chunk.validity) && sameBytes(held.rowids, chunk.rowids);
@@ -63,13 +77,16 @@ export class KeptChunks {
   #table = "";
   #schemaVersion = -1;
   #changes = "";
+  /** The file's removal token when the rows were held (undefined: the file has none). */
+  #removals: string | undefined;
   /**
-   * Each partition's chunk rows, while nothing is written to the file (fileChanges),
-   * and their bytes: a chunk's row is 1/32 of its vectors (int8[256]), and the rows are let go
-   * when they pass a sixteenth of maxBytes.
+   * Each partition's chunk rows, and their bytes: a chunk's row is 1/32 of its vectors (int8[256]),
+   * and the rows are let go when they pass a sixteenth of maxBytes.
    */
-  readonly #rows = new Map<string, ChunkState[]>();
+  readonly #rows = new Map<string, HeldRows>();
   #rowBytes = 0;
+  /** Partitions whose rows were read (all of them), for tests: a write reads only those it changed. */
+  rowReads = 0;
   /** Chunks read from SQLite (not kept, or changed since they were) and chunks scored where they were kept. */
   misses = 0;
   hits = 0;
@@ -90,9 +107,14 @@ export class KeptChunks {
   begin(db: Database, table: string, dims: number): void {
     const version = schemaVersion(db);
     const changes = fileChanges(db);
-    if (changes !== this.#changes || table !== this.#table || this.#rowBytes > this.maxBytes / 16) {
-      this.#rows.clear();
-      this.#rowBytes = 0;
+    const sameTable = table === this.#table && version === this.#schemaVersion && this.#rowBytes <= this.maxBytes / 16;
+    if (changes !== this.#changes || !sameTable) {
+      const removals = episodeRemovals(db);
+      if (!sameTable || removals === undefined || removals !== this.#removals) {
+        this.#rows.clear();
+        this.#rowBytes = 0;
+      }
+      this.#removals = removals;
     }
     this.#changes = changes;
     if (table === this.#table && version === this.#schemaVersion && dims === this.#dims) return;
@@ -105,14 +127,24 @@ export class KeptChunks {
     [this.#table, this.#schemaVersion, this.#dims] = [table, version, dims];
   }
 
-  /** A partition's chunk rows (`read` unless the file is as it was when they were read last). */
-  chunksOf(partition: (string | number)[], read: () => ChunkState[]): ChunkState[] {
+  /**
+   * A partition's chunk rows: those held, while the file is as it was when they were found current
+   * or its last chunk's row is as held; else read again.
+   */
+  chunksOf(partition: (string | number)[], read: PartitionRows): ChunkState[] {
     const key = partition.join("\u0000");
-    let rows = this.#rows.get(key);
-    if (!rows) {
-      this.#rows.set(key, (rows = read()));
-      for (const row of rows) this.#rowBytes += row.validity.length + row.rowids.length;
+    const held = this.#rows.get(key);
+    if (held && held.current !== this.#changes) {
+      const last = read.last(partition);
+      if (last && held.last ? last.chunkId === held.last.chunkId && isAsRead(held.last, last) : last === held.last) held.current = this.#changes;
     }
+    if (held?.current === this.#changes) return held.rows;
+    if (held) this.#rowBytes -= rowBytes(held.rows);
+    const rows = read.all(partition);
+    this.rowReads++;
+    const last = rows.reduce<ChunkState | undefined>((found, row) => (found && found.chunkId > row.chunkId ? found : row), undefined);
+    this.#rows.set(key, { rows, last, current: this.#changes });
+    this.#rowBytes += rowBytes(rows);
     return rows;
   }
 

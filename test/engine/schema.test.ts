@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { episodeRemovals } from "../../src/engine/file-state.ts";
 import { readMetadata } from "../../src/engine/metadata.ts";
 import { ensureVectorTables, GLLAM_APPLICATION_ID, hasVectorTables, initSchema, SCHEMA_VERSION } from "../../src/engine/schema.ts";
 import { Store } from "../../src/engine/store.ts";
@@ -59,6 +60,27 @@ describe("initSchema", () => {
     const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'episodes'").all().map((r) => r.name);
     expect(indexes).toContain("idx_episodes_recent");
     expect(indexes).not.toContain("idx_episodes_created");
+    store.close();
+  });
+
+  test("deleting episodes replaces the file's removal token (episodeRemovals), a file made before it has none until a writer opens it, and appending leaves it", async () => {
+    const store = await freshStore();
+    const db = store.db();
+    db.run("INSERT INTO sessions (scope, id, created_at) VALUES ('default', 's', 0)");
+    const add = db.query("INSERT INTO episodes (scope, session_id, seq, speaker, content, content_hash, created_at) VALUES ('default', 's', ?, 'Ann', ?, ?, 0) RETURNING id");
+    const ids = [1, 2, 3].map((seq) => (add.get(seq, `turn ${seq}`, `h${seq}`) as { id: number }).id);
+    expect(episodeRemovals(db)).toBe("none");
+    db.run("DELETE FROM episodes WHERE id = ?", [ids[0]!]);
+    const first = episodeRemovals(db);
+    expect(first).toMatch(/^-?\d+$/);
+    add.get(4, "turn 4", "h4");
+    expect(episodeRemovals(db)).toBe(first);
+    db.run("DELETE FROM episodes WHERE id IN (?, ?)", [ids[1]!, ids[2]!]);
+    expect(episodeRemovals(db)).not.toBe(first);
+    db.run("DROP TABLE removal_tokens");
+    expect(episodeRemovals(store.dbRO())).toBeUndefined();
+    initSchema(db);
+    expect(episodeRemovals(store.dbRO())).toBe("none");
     store.close();
   });
 

@@ -106,6 +106,49 @@ describe("chunks kept between scans", () => {
     }
   });
 
+  // Cell c holds ids c, c + 4, ... in three chunks of 8 (ids below 33 in its first); the file has the removal token
+  // forget moves (schema.sql's trigger on episodes), or not.
+  test.each([
+    ["with the file's removal token, a write reads again only the partitions whose last chunk it changed; a deletion, which moves the token, all", true],
+    ["without a removal token, every write reads every partition again", false],
+  ])("%s", (_, withToken) => {
+    const { writer, reader, insert, close, random, kept } = filledPair(53, 96);
+    writer.run("CREATE TABLE other (x)");
+    if (withToken) writer.run("CREATE TABLE removal_tokens (name TEXT PRIMARY KEY, token INTEGER NOT NULL) STRICT, WITHOUT ROWID");
+    const forget = (id: number) => {
+      writer.run("DELETE FROM t WHERE episode_id = ?", [id]);
+      if (withToken) writer.run("INSERT OR REPLACE INTO removal_tokens (name, token) VALUES ('episodes', random())");
+    };
+    // The query is episode 2's own vector: the nearest, in cell 2's first chunk.
+    const q = new Int8Array(reader.query<{ embedding: Uint8Array }, []>("SELECT embedding FROM t WHERE episode_id = 2").get()!.embedding.buffer);
+    const scan = () => {
+      const plain = scanInt8Partitions(reader, "t", CELLS, q, 10);
+      expect(scanInt8Partitions(reader, "t", CELLS, q, 10, undefined, kept)).toEqual(plain);
+      kept.keepWaiting(() => false);
+      return { first: plain[0]!.episodeId, reads: kept.rowReads };
+    };
+    try {
+      expect(scan()).toEqual({ first: 2, reads: 4 });
+      expect(scan()).toEqual({ first: 2, reads: 4 });
+      // A write elsewhere in the file.
+      writer.run("INSERT INTO other VALUES (1)");
+      expect(scan()).toEqual({ first: 2, reads: withToken ? 4 : 8 });
+      // Cell 1's three chunks are full: a new vector starts a fourth; the next goes into it.
+      insert(97, 1, q);
+      expect(scan()).toEqual({ first: 97, reads: withToken ? 5 : 12 });
+      insert(101, 1, randomInt8(random));
+      expect(scan()).toEqual({ first: 97, reads: withToken ? 6 : 16 });
+      // Forgetting an episode in a first chunk (its slot freed there, never filled again) and the one in cell 1's last.
+      forget(2);
+      expect(scan()).toEqual({ first: 97, reads: withToken ? 10 : 20 });
+      forget(97);
+      expect(scan().reads).toBe(withToken ? 14 : 24);
+      expect(kept.hits).toBeGreaterThan(0);
+    } finally {
+      close();
+    }
+  });
+
   test("a scan keeps nothing: a chunk it read waits, is read no second time while it waits, and is kept by keepWaiting until told to stop", () => {
     // 4 cells of 2 full chunks each.
     const { reader, close, random, kept } = filledPair(47, 64);

@@ -130,6 +130,11 @@ describe("the static KNN on a worker beside the calling thread", () => {
       expect(fresh.slice(0, 3).map((hit) => hit.episodeId).sort((a, b) => a - b)).toEqual(added);
       expect(await scanOnWorker(writer, keeping, QUERIES[0]!, 50)).toEqual(fresh);
       expect(keeping.keepsChunks).toBe(true);
+      // Forgetting one of them moves the file's removal token: the worker reads every chunk row again.
+      writer.forget({ episode: added[1]! });
+      const after = (await scanOnWorker(writer, keeping, QUERIES[0]!, 50))!;
+      expect(after).toEqual(here(QUERIES[0]!, 50));
+      expect(after.map((hit) => hit.episodeId)).not.toContain(added[1]);
       // As recall shares it, the calling thread leaving the cells to a worker that keeps them.
       for (const text of QUERIES) expect(await shareStaticKnn(writer.store, vectorOf(text), 100, "default")!.finish()).toEqual(here(text, 100));
       expect(keeping.failed + plain.failed).toBe(0);
