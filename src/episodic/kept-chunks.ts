@@ -57,6 +57,10 @@ const rowBytes = (rows: ChunkState[]): number => rows.reduce((sum, row) => sum +
 /** Whether a kept or waiting chunk is its row as it is now (which slots hold a vector, and whose). */
 const isAsRead = (held: { validity: Uint8Array; rowids: Uint8Array }, chunk: ChunkState): boolean => sameBytes(held.validity, chunk.validity) && sameBytes(held.rowids, chunk.rowids);
 
+/** Whether two rows are one chunk's, as it was (both absent: a partition without chunks). */
+const sameChunk = (held: ChunkState | undefined, now: ChunkState | undefined): boolean =>
+  held === undefined || now === undefined ? held === now : held.chunkId === now.chunkId && isAsRead(held, now);
+
 export class KeptChunks {
   #kernel: Kernel | undefined;
   /** Chunk id to its slot, least recently used first (a Map keeps insertion order). */
@@ -135,8 +139,7 @@ export class KeptChunks {
     const key = partition.join("\u0000");
     const held = this.#rows.get(key);
     if (held && held.current !== this.#changes) {
-      const last = read.last(partition);
-      if (last && held.last ? last.chunkId === held.last.chunkId && isAsRead(held.last, last) : last === held.last) held.current = this.#changes;
+      if (sameChunk(held.last, read.last(partition))) held.current = this.#changes;
     }
     if (held?.current === this.#changes) return held.rows;
     if (held) this.#rowBytes -= rowBytes(held.rows);
