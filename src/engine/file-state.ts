@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { hasLastingTable } from "./schema.ts";
 
 /**
  * A mark of the file's state as a connection sees it: PRAGMA data_version moves with another
@@ -13,17 +14,11 @@ export function fileChanges(db: Database): string {
 /** PRAGMA schema_version: it moves when a table is made, dropped or changed. */
 export const schemaVersion = (db: Database): number => db.query<{ schema_version: number }, []>("PRAGMA schema_version").get()!.schema_version;
 
-/** Connections whose file has removal_tokens (once made, it stays). */
-const withRemovalTokens = new WeakSet<Database>();
-
 /**
  * The token schema.sql's trigger replaces whenever episodes are deleted ("none" before the first
  * deletion); undefined in a file no writer of this version has opened, where deletions leave no mark.
  */
 export function episodeRemovals(db: Database): string | undefined {
-  if (!withRemovalTokens.has(db)) {
-    if (db.query("SELECT 1 FROM sqlite_schema WHERE name = 'removal_tokens'").get() === null) return undefined;
-    withRemovalTokens.add(db);
-  }
+  if (!hasLastingTable(db, "removal_tokens")) return undefined;
   return String(db.query<{ token: number }, []>("SELECT token FROM removal_tokens WHERE name = 'episodes'").get()?.token ?? "none");
 }

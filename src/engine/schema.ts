@@ -251,6 +251,18 @@ export function hasTable(db: Database, name: string): boolean {
   return db.query("SELECT 1 FROM sqlite_schema WHERE name = ?").get(name) !== null;
 }
 
+/** Per connection, the tables hasLastingTable has found. */
+const lastingTables = new WeakMap<Database, Set<string>>();
+
+/** hasTable for a table that stays once made (the token tables), remembered per connection once found: hot paths ask it. */
+export function hasLastingTable(db: Database, name: string): boolean {
+  const found = lastingTables.get(db) ?? new Set<string>();
+  if (found.has(name)) return true;
+  if (!hasTable(db, name)) return false;
+  lastingTables.set(db, found.add(name));
+  return true;
+}
+
 /**
  * Whether a scope holds model-tier vectors (of nodes or episodes): only then is a query worth
  * embedding with the model, which a fresh process would otherwise load for nothing.

@@ -18,7 +18,7 @@
 import type { Database } from "bun:sqlite";
 import { toInt8Vector } from "../embed/static/static-embedder.ts";
 import { fileChanges } from "../engine/file-state.ts";
-import { hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
+import { hasLastingTable, hasTable, indexVectorChunks, VECTOR_TIERS, type VectorTier } from "../engine/schema.ts";
 import { scanInt8Partitions, scannable } from "./int8-scan.ts";
 import { sameBytes } from "./same-bytes.ts";
 import type { EpisodeHit } from "./vectors.ts";
@@ -187,9 +187,6 @@ export function nearestCells(centroids: Centroids, q: Float32Array, probes: numb
 
 /** Centroids read per connection and tier, with the token they were read under. */
 const centroidCache = new WeakMap<Database, Map<VectorTier, { state: string; centroids: Centroids }>>();
-/** Connections whose file has cell_centroid_tokens (once made, it stays). */
-const withTokens = new WeakSet<Database>();
-
 /**
  * What the tier's centroids were read under: their token (schema.sql's triggers replace it with
  * every write of them, this connection's own uncommitted ones included). A file no writer of this
@@ -197,8 +194,7 @@ const withTokens = new WeakSet<Database>();
  * (another connection's commit) and total_changes() (its own writes).
  */
 function centroidState(db: Database, tier: VectorTier): string {
-  if (!withTokens.has(db) && hasTable(db, "cell_centroid_tokens")) withTokens.add(db);
-  if (withTokens.has(db)) return `token:${db.query<{ token: number }, [string]>("SELECT token FROM cell_centroid_tokens WHERE tier = ?").get(tier)?.token ?? "none"}`;
+  if (hasLastingTable(db, "cell_centroid_tokens")) return `token:${db.query<{ token: number }, [string]>("SELECT token FROM cell_centroid_tokens WHERE tier = ?").get(tier)?.token ?? "none"}`;
   return fileChanges(db);
 }
 
