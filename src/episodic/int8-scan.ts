@@ -25,10 +25,10 @@ import type { EpisodeHit } from "./vectors.ts";
 
 export type Kernel = {
   memory: WebAssembly.Memory;
-  distances(q: number, qNorm: number, base: number, n: number, dims: number, out: number): void;
   dots3(q: number, base: number, n: number, dims: number, out: number): void;
   norms(base: number, n: number, dims: number, out: number): void;
-  normedDistances(q: number, qNorm: number, base: number, n: number, dims: number, norms: number, out: number): void;
+  /** The cosine distances of the vectors from `base`, whose norms are at `norms` (f64), to the query at `qw` widened to int16. */
+  normedDistances(qw: number, qNorm: number, base: number, n: number, dims: number, norms: number, out: number): void;
 };
 
 let kernelModule: WebAssembly.Module | undefined;
@@ -59,13 +59,16 @@ export function int8Distances(query: Int8Array, vectors: Uint8Array, count: numb
   const dims = query.length;
   if (!scannable(dims) || vectors.length < count * dims) throw new Error(`int8Distances: ${count} vectors of ${dims} dimensions need a multiple of 16 and ${count * dims} bytes`);
   const k = loadKernel();
-  // Layout: the query, then the distances, then the vectors (16-byte aligned).
-  const out = dims;
-  const base = out + Math.ceil((count * 4) / 16) * 16;
+  // Layout (16-byte aligned): the query widened to int16, the distances, the vectors' norms, then the vectors.
+  const out = 2 * dims;
+  const norms = out + Math.ceil((count * 4) / 16) * 16;
+  const base = norms + count * 8;
   const bytes = kernelMemory(k, base + count * dims);
-  bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
+  new Int16Array(k.memory.buffer, 0, dims).set(query);
   bytes.set(vectors.subarray(0, count * dims), base);
-  k.distances(0, int8Norm(query), base, count, dims, out);
+  // The norms, then the dot products four vectors a pass: fewer instructions than both in one pass.
+  k.norms(base, count, dims, norms);
+  k.normedDistances(0, int8Norm(query), base, count, dims, norms, out);
   return new Float32Array(k.memory.buffer, out, count);
 }
 

@@ -52,6 +52,9 @@ const WAITING_BYTES = 16 << 20;
 
 const align = (n: number, to: number): number => Math.ceil(n / to) * to;
 
+/** The room of the widened query (int16) at the start of the kernel's memory; the distances follow it. */
+const queryBytes = (dims: number): number => align(2 * dims, 16);
+
 const rowBytes = (rows: ChunkState[]): number => rows.reduce((sum, row) => sum + row.validity.length + row.rowids.length, 0);
 
 /** Whether a kept or waiting chunk is its row as it is now (which slots hold a vector, and whose). */
@@ -165,9 +168,10 @@ export class KeptChunks {
       this.hits++;
       const dims = this.#dims;
       const count = this.#chunkBytes / dims;
-      new Uint8Array(this.#kernel!.memory.buffer).set(new Uint8Array(query.buffer, query.byteOffset, dims), 0);
-      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, align(dims, 16));
-      return new Float32Array(this.#kernel!.memory.buffer, align(dims, 16), count);
+      // The query widened to i16 (the kernel's normedDistances takes it so), then the distances.
+      new Int16Array(this.#kernel!.memory.buffer, 0, dims).set(query);
+      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, queryBytes(dims));
+      return new Float32Array(this.#kernel!.memory.buffer, queryBytes(dims), count);
     }
     this.misses++;
     const waiting = this.#waiting.get(chunk.chunkId);
@@ -252,7 +256,7 @@ export class KeptChunks {
       // A table's chunks all have one size: slots are cut again only when none is in use.
       if (this.#kept.size > 0) return undefined;
       this.#kernel ??= int8Kernel();
-      [this.#chunkBytes, this.#slotBytes, this.#slotsAt, this.#slots, this.#free] = [bytes, bytes + count * 8, align(align(this.#dims, 16) + count * 4, 16), 0, []];
+      [this.#chunkBytes, this.#slotBytes, this.#slotsAt, this.#slots, this.#free] = [bytes, bytes + count * 8, align(queryBytes(this.#dims) + count * 4, 16), 0, []];
     }
     let slot = this.#free.pop();
     if (slot === undefined && (this.#slots + 1) * this.#slotBytes <= this.maxBytes) {

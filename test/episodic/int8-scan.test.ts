@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, spyOn, test } from "bun:test";
 import { seededRandom } from "../../src/bench/random.ts";
 import { loadVecExtension, resolveVecExtension } from "../../src/engine/vec-extension.ts";
-import { int8Distances, int8Dots, NearestK, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
+import { int8Distances, int8Dots, int8Kernel, int8Norm, NearestK, scanInt8Partitions } from "../../src/episodic/int8-scan.ts";
 
 function randomInt8(random: () => number, dims: number): Int8Array {
   return Int8Array.from({ length: dims }, () => Math.floor(random() * 256) - 128);
@@ -37,6 +37,30 @@ describe("int8 distances (WebAssembly)", () => {
       expect(distances).toEqual(vectors.map((v) => vec.get(v, q)!.d));
     }
     db.close();
+  });
+
+  // normedDistances scores four vectors a pass, then the rest one at a time: counts around multiples of four.
+  test.each([16, 48, 256])("normedDistances (kept norms, the query widened to int16) equal distances at %i dimensions, for any count", (dims) => {
+    const random = seededRandom(dims).next;
+    const q = randomInt8(random, dims);
+    const vectors = Array.from({ length: 13 }, () => randomInt8(random, dims));
+    vectors.push(new Int8Array(dims).fill(-128), new Int8Array(dims).fill(127), q.map((x) => -x));
+    const flat = new Uint8Array(vectors.length * dims);
+    vectors.forEach((v, i) => flat.set(new Uint8Array(v.buffer), i * dims));
+    const expected = Array.from(int8Distances(q, flat, vectors.length));
+    const kernel = int8Kernel();
+    const [queryAt, out, base] = [0, 2 * dims, 2 * dims + 64 * 4];
+    const norms = base + flat.length;
+    kernel.memory.grow(1);
+    new Int16Array(kernel.memory.buffer, queryAt, dims).set(q);
+    new Uint8Array(kernel.memory.buffer).set(flat, base);
+    kernel.norms(base, vectors.length, dims, norms);
+    for (const count of [1, 2, 3, 4, 5, 7, 8, 9, vectors.length]) {
+      // Past the count nothing is written: a sentinel stays.
+      new Float32Array(kernel.memory.buffer, out, count + 1).fill(-7);
+      kernel.normedDistances(queryAt, int8Norm(q), base, count, dims, norms, out);
+      expect(Array.from(new Float32Array(kernel.memory.buffer, out, count + 1))).toEqual([...expected.slice(0, count), -7]);
+    }
   });
 
   test("refuse a dimension that is not a multiple of 16 or too few bytes", () => {
