@@ -2,7 +2,7 @@
  * KNN over int8 vectors read straight from a vec0 table's chunks, scored with WebAssembly SIMD
  * (int8-distances.wat; its dots3, three queries' dot products in one pass, serves the word space). sqlite-vec 0.1.9 scores int8 cosine in a scalar loop (~0.3-0.5 µs per
  * int8[256] vector, plus a partition lookup and a top-k per query); here a chunk of 512 vectors is
- * one contiguous blob, and the kernel scores ~40 vectors per µs with the same arithmetic, so the
+ * one contiguous blob, and the kernel scores ~70 vectors per µs (four a pass) with the same arithmetic, so the
  * distances are sqlite-vec's to the bit and the k nearest are the same (ties: the newest episode
  * first, as vec0's brute force orders them).
  *
@@ -15,7 +15,7 @@
  * (indexVectorChunks), and by reading the chunk rows of episode_static_vectors (one per 1,024
  * vectors of the file, without their blobs) for a scope without cells, as vec0's own KNN does.
  * What bounds a scan is reading the vectors: SQLite hands a chunk's 128 KB over at ~0.3-0.7 ms per
- * MB (docs/scale-history.md, "The static KNN, third pass"), where scoring it takes ~12 µs. So the
+ * MB (docs/scale-history.md, "The static KNN, third pass"), where scoring it takes ~7-10 µs. So the
  * KNN worker keeps the chunks it reads (kept-chunks.ts) and scores them where they lie.
  */
 import type { Database } from "bun:sqlite";
