@@ -67,6 +67,7 @@ export class Store {
   readonly #reader: Database;
   readonly #beforeCommit = new Set<() => void>();
   readonly #onClose = new Set<() => void>();
+  #closed = false;
   #busy: { timeoutMs: number; onWait?: BusyWaitOptions["onWait"] } = { timeoutMs: DEFAULT_BUSY_TIMEOUT_MS };
 
   private constructor(path: string, writer: Database | undefined, reader: Database, settings: StoreSettings) {
@@ -226,14 +227,20 @@ export class Store {
   /**
    * Runs hook when the store closes, before its own connections close: a worker's connection to the
    * same file (the static KNN's, episodic/knn-beside.ts) is closed first, so the store's last
-   * connection is the one that cleans up beside the file. Returns a function that removes the hook.
+   * connection is the one that cleans up beside the file. On a store already closed the hook runs
+   * at once (a warm-up started after a stop ends at once). Returns a function that removes the hook.
    */
   onClose(hook: () => void): () => void {
+    if (this.#closed) {
+      hook();
+      return () => {};
+    }
     this.#onClose.add(hook);
     return () => this.#onClose.delete(hook);
   }
 
   close(): void {
+    this.#closed = true;
     for (const hook of this.#onClose) hook();
     this.#onClose.clear();
     this.#beforeCommit.clear();

@@ -38,7 +38,7 @@ export async function prewarmRecall(store: Store, tiers: EmbeddingTiers, options
   let cells: StaticCellsPrewarm | undefined;
   let asked = 0;
   try {
-    cells = await prewarmStaticCells(store);
+    cells = closed ? undefined : await prewarmStaticCells(store);
     const scopes = closed ? [] : scopesWithStaticCells(store.dbRO());
     const each = Math.ceil(recalls / Math.max(1, scopes.length));
     const asks = takeInTurn(scopes.map((scope) => recentEpisodeTexts(store.dbRO(), scope, each, SPREAD, QUERY_CHARS).map((text) => ({ scope, text }))), recalls);

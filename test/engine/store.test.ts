@@ -92,6 +92,17 @@ describe("Store connections", () => {
     store.close();
   });
 
+  test("close runs the close hooks once, before the connections close; a hook added after runs at once; a removed one never", async () => {
+    const store = await openInitialised();
+    const ran: string[] = [];
+    store.onClose(() => ran.push(`open: ${store.dbRO().query("SELECT 1 AS one").get() !== null}`));
+    store.onClose(() => ran.push("removed"))();
+    store.close();
+    expect(ran).toEqual(["open: true"]);
+    store.onClose(() => ran.push("after"));
+    expect(ran).toEqual(["open: true", "after"]);
+  });
+
   test("a read-only store has no writer", async () => {
     const path = freshPath();
     (await openInitialised(path)).close();
