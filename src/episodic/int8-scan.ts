@@ -62,7 +62,7 @@ export function int8Distances(query: Int8Array, vectors: Uint8Array, count: numb
   // Layout (16-byte aligned): the query widened to int16, the distances, the vectors' norms, then the vectors.
   const out = 2 * dims;
   const norms = out + Math.ceil((count * 4) / 16) * 16;
-  const base = norms + count * 8;
+  const base = norms + Math.ceil((count * 8) / 16) * 16;
   const bytes = kernelMemory(k, base + count * dims);
   new Int16Array(k.memory.buffer, 0, dims).set(query);
   bytes.set(vectors.subarray(0, count * dims), base);
