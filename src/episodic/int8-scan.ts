@@ -50,6 +50,14 @@ export function scannable(dims: number): boolean {
   return dims > 0 && dims % 16 === 0;
 }
 
+/** Bytes a query of `dims` takes at the start of a kernel's memory, widened to int16 as normedDistances takes it (what follows starts 16-byte aligned). */
+export const widenedQueryBytes = (dims: number): number => Math.ceil((2 * dims) / 16) * 16;
+
+/** Writes the query, widened to int16, at the start of the kernel's memory (normedDistances' `qw` 0). */
+export function writeWidenedQuery(k: Kernel, query: Int8Array): void {
+  new Int16Array(k.memory.buffer, 0, query.length).set(query);
+}
+
 /**
  * The cosine distances of `count` int8 vectors (one after the other in `vectors`) to the query,
  * as sqlite-vec's distance_cosine_int8 computes them. The returned array is a view of the
@@ -60,11 +68,11 @@ export function int8Distances(query: Int8Array, vectors: Uint8Array, count: numb
   if (!scannable(dims) || vectors.length < count * dims) throw new Error(`int8Distances: ${count} vectors of ${dims} dimensions need a multiple of 16 and ${count * dims} bytes`);
   const k = loadKernel();
   // Layout (16-byte aligned): the query widened to int16, the distances, the vectors' norms, then the vectors.
-  const out = 2 * dims;
+  const out = widenedQueryBytes(dims);
   const norms = out + Math.ceil((count * 4) / 16) * 16;
   const base = norms + Math.ceil((count * 8) / 16) * 16;
   const bytes = kernelMemory(k, base + count * dims);
-  new Int16Array(k.memory.buffer, 0, dims).set(query);
+  writeWidenedQuery(k, query);
   bytes.set(vectors.subarray(0, count * dims), base);
   // The norms, then the dot products four vectors a pass: fewer instructions than both in one pass.
   k.norms(base, count, dims, norms);

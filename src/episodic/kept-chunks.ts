@@ -29,7 +29,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { episodeRemovals, fileChanges, schemaVersion } from "../engine/file-state.ts";
-import { int8Distances, int8Kernel, type Kernel } from "./int8-scan.ts";
+import { int8Distances, int8Kernel, type Kernel, widenedQueryBytes, writeWidenedQuery } from "./int8-scan.ts";
 import { sameBytes } from "./same-bytes.ts";
 
 /** Whether a scan found most of its chunks kept (at least 9 in 10): then it is several times faster than one that reads them. */
@@ -51,9 +51,6 @@ type Waiting = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array }
 const WAITING_BYTES = 16 << 20;
 
 const align = (n: number, to: number): number => Math.ceil(n / to) * to;
-
-/** The room of the widened query (int16) at the start of the kernel's memory; the distances follow it. */
-const queryBytes = (dims: number): number => align(2 * dims, 16);
 
 const rowBytes = (rows: ChunkState[]): number => rows.reduce((sum, row) => sum + row.validity.length + row.rowids.length, 0);
 
@@ -168,10 +165,10 @@ export class KeptChunks {
       this.hits++;
       const dims = this.#dims;
       const count = this.#chunkBytes / dims;
-      // The query widened to i16 (the kernel's normedDistances takes it so), then the distances.
-      new Int16Array(this.#kernel!.memory.buffer, 0, dims).set(query);
-      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, queryBytes(dims));
-      return new Float32Array(this.#kernel!.memory.buffer, queryBytes(dims), count);
+      // The widened query first, the distances after it.
+      writeWidenedQuery(this.#kernel!, query);
+      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, widenedQueryBytes(dims));
+      return new Float32Array(this.#kernel!.memory.buffer, widenedQueryBytes(dims), count);
     }
     this.misses++;
     const waiting = this.#waiting.get(chunk.chunkId);
@@ -256,7 +253,7 @@ export class KeptChunks {
       // A table's chunks all have one size: slots are cut again only when none is in use.
       if (this.#kept.size > 0) return undefined;
       this.#kernel ??= int8Kernel();
-      [this.#chunkBytes, this.#slotBytes, this.#slotsAt, this.#slots, this.#free] = [bytes, bytes + count * 8, align(queryBytes(this.#dims) + count * 4, 16), 0, []];
+      [this.#chunkBytes, this.#slotBytes, this.#slotsAt, this.#slots, this.#free] = [bytes, bytes + count * 8, align(widenedQueryBytes(this.#dims) + count * 4, 16), 0, []];
     }
     let slot = this.#free.pop();
     if (slot === undefined && (this.#slots + 1) * this.#slotBytes <= this.maxBytes) {
