@@ -50,12 +50,16 @@ export function scannable(dims: number): boolean {
   return dims > 0 && dims % 16 === 0;
 }
 
-/** Bytes a query of `dims` takes at the start of a kernel's memory, widened to int16 as normedDistances takes it (what follows starts 16-byte aligned). */
-export const widenedQueryBytes = (dims: number): number => Math.ceil((2 * dims) / 16) * 16;
+/** n rounded up to a multiple of 16: where the kernel's next area starts (its v128 loads read 16 bytes). */
+export const align16 = (n: number): number => Math.ceil(n / 16) * 16;
 
-/** Writes the query, widened to int16, at the start of the kernel's memory (normedDistances' `qw` 0). */
-export function writeWidenedQuery(k: Kernel, query: Int8Array): void {
+/** Bytes a query of `dims` takes at the start of a kernel's memory, widened to int16 as normedDistances takes it. */
+export const widenedQueryBytes = (dims: number): number => align16(2 * dims);
+
+/** Writes the query, widened to int16, at the start of the kernel's memory (normedDistances' `qw` 0); returns where the room after it starts. */
+export function writeWidenedQuery(k: Kernel, query: Int8Array): number {
   new Int16Array(k.memory.buffer, 0, query.length).set(query);
+  return widenedQueryBytes(query.length);
 }
 
 /**
@@ -69,8 +73,8 @@ export function int8Distances(query: Int8Array, vectors: Uint8Array, count: numb
   const k = loadKernel();
   // Layout (16-byte aligned): the query widened to int16, the distances, the vectors' norms, then the vectors.
   const out = widenedQueryBytes(dims);
-  const norms = out + Math.ceil((count * 4) / 16) * 16;
-  const base = norms + Math.ceil((count * 8) / 16) * 16;
+  const norms = out + align16(count * 4);
+  const base = norms + align16(count * 8);
   const bytes = kernelMemory(k, base + count * dims);
   writeWidenedQuery(k, query);
   bytes.set(vectors.subarray(0, count * dims), base);
@@ -105,7 +109,7 @@ export function int8Dots(queries: Int8Array[], vectors: Uint8Array, count: numbe
   const k = loadKernel();
   // Layout: three queries (a missing one repeats the first), the dot products, then the vectors (16-byte aligned).
   const out = 3 * dims;
-  const base = out + Math.ceil((count * 12) / 16) * 16;
+  const base = out + align16(count * 12);
   const bytes = kernelMemory(k, base + count * dims);
   for (let j = 0; j < 3; j++) {
     const query = queries[j] ?? queries[0]!;

@@ -29,7 +29,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { episodeRemovals, fileChanges, schemaVersion } from "../engine/file-state.ts";
-import { int8Distances, int8Kernel, type Kernel, widenedQueryBytes, writeWidenedQuery } from "./int8-scan.ts";
+import { align16, int8Distances, int8Kernel, type Kernel, widenedQueryBytes, writeWidenedQuery } from "./int8-scan.ts";
 import { sameBytes } from "./same-bytes.ts";
 
 /** Whether a scan found most of its chunks kept (at least 9 in 10): then it is several times faster than one that reads them. */
@@ -49,8 +49,6 @@ type Waiting = { validity: Uint8Array; rowids: Uint8Array; vectors: Uint8Array }
 
 /** The most bytes of chunks read and not kept yet that wait for keepWaiting (past it, a chunk read is not kept). */
 const WAITING_BYTES = 16 << 20;
-
-const align = (n: number, to: number): number => Math.ceil(n / to) * to;
 
 const rowBytes = (rows: ChunkState[]): number => rows.reduce((sum, row) => sum + row.validity.length + row.rowids.length, 0);
 
@@ -166,9 +164,9 @@ export class KeptChunks {
       const dims = this.#dims;
       const count = this.#chunkBytes / dims;
       // The widened query first, the distances after it.
-      writeWidenedQuery(this.#kernel!, query);
-      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, widenedQueryBytes(dims));
-      return new Float32Array(this.#kernel!.memory.buffer, widenedQueryBytes(dims), count);
+      const out = writeWidenedQuery(this.#kernel!, query);
+      this.#kernel!.normedDistances(0, queryNorm, kept.offset, count, dims, kept.offset + this.#chunkBytes, out);
+      return new Float32Array(this.#kernel!.memory.buffer, out, count);
     }
     this.misses++;
     const waiting = this.#waiting.get(chunk.chunkId);
@@ -253,7 +251,7 @@ export class KeptChunks {
       // A table's chunks all have one size: slots are cut again only when none is in use.
       if (this.#kept.size > 0) return undefined;
       this.#kernel ??= int8Kernel();
-      [this.#chunkBytes, this.#slotBytes, this.#slotsAt, this.#slots, this.#free] = [bytes, bytes + count * 8, align(widenedQueryBytes(this.#dims) + count * 4, 16), 0, []];
+      [this.#chunkBytes, this.#slotBytes, this.#slotsAt, this.#slots, this.#free] = [bytes, bytes + count * 8, align16(widenedQueryBytes(this.#dims) + count * 4), 0, []];
     }
     let slot = this.#free.pop();
     if (slot === undefined && (this.#slots + 1) * this.#slotBytes <= this.maxBytes) {
